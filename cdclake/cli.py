@@ -1,0 +1,129 @@
+"""``cdclake``: prepares embedded Spark (session, warehouse, UDFs), then runs dbt or a replay.
+
+    cdclake build|run|test|seed|compile|docs generate|... [dbt flags]   dbt, in this process
+    cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations DIR] [--format jsonl|table]
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections import Counter
+
+from cdclake.paths import target_dir
+
+log = logging.getLogger("cdclake")
+
+# dbt commands that never touch the warehouse, so need no Spark session
+COMMANDS_WITHOUT_SPARK = {"clean", "deps", "init", "parse", "ls", "list"}
+COMMANDS_WITH_SUMMARY = {"build", "run"}
+
+
+def _setup_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="cdclake: %(message)s", stream=sys.stderr)
+
+
+def print_build_summary(spark) -> None:
+    """What a build produced: writes in and their fate, log rows per table and operation."""
+    audit = spark.table("cdc_lake.cdc_write_audit").collect()[0]
+    print(
+        f"\nwrites: {audit.input_writes} input = {audit.accepted_writes} accepted "
+        f"+ {audit.rejected_writes} rejected; {audit.log_rows} log rows"
+    )
+    per_table = spark.sql(
+        "select keyspace_name, table_name, `cdc$operation` as op, "
+        "count(distinct `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`) as n "
+        "from cdc_lake.cdc_log group by 1, 2, 3 order by 1, 2, 3"
+    ).collect()
+    tables: dict[str, Counter] = {}
+    for r in per_table:
+        tables.setdefault(f"{r.keyspace_name}.{r.table_name}_scylla_cdc_log", Counter())[r.op] = r.n
+    for table, ops in tables.items():
+        detail = ", ".join(f"op {op}: {n}" for op, n in sorted(ops.items()))
+        print(f"  {table}: {sum(ops.values())} rows ({detail})")
+    for r in spark.sql(
+        "select reason, count(*) as n from cdc_lake.cdc_rejected_writes group by reason order by reason"
+    ).collect():
+        print(f"  rejected ({r.reason}): {r.n}")
+
+
+def run_dbt(args: list[str]) -> int:
+    from cdclake import dbt
+
+    command = args[0] if args else ""
+    spark = None
+    if command not in COMMANDS_WITHOUT_SPARK:
+        from cdclake.spark import create_session
+
+        spark = create_session(target_dir())
+    ok = dbt.invoke(args)
+    if ok and spark is not None and command in COMMANDS_WITH_SUMMARY:
+        print_build_summary(spark)
+    return 0 if ok else 1
+
+
+def replay_main(argv: list[str]) -> int:
+    from cdclake import output
+    from cdclake.cql.errors import CqlSyntaxError
+    from cdclake.replay import replay
+
+    parser = argparse.ArgumentParser(prog="cdclake replay", description="Replay a CQL script into CDC log rows.")
+    parser.add_argument("script", help="CQL script file ('-' for standard input)")
+    parser.add_argument("--now", type=int, default=None,
+                        help="client clock start, microseconds since the epoch (default: now)")
+    parser.add_argument("--step", type=int, default=1000, help="client clock step per statement, µs (default 1000)")
+    parser.add_argument("--skew", type=int, default=0, help="coordinator clock minus client clock, µs (default 0)")
+    parser.add_argument("--generations", default=None,
+                        help="folder with cdc_generations.csv and cdc_generation_streams.csv "
+                             "(default: one node, 256 vnodes, 2 shards, started an hour before --now)")
+    parser.add_argument("--format", choices=["jsonl", "table"], default="table")
+    args = parser.parse_args(argv)
+
+    text = sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
+    try:
+        result = replay(text, now_us=args.now, step_us=args.step, skew_us=args.skew,
+                        generations_dir=args.generations)
+    except CqlSyntaxError as e:
+        print(f"{args.script}: {e}", file=sys.stderr)
+        return 2
+
+    for error in result.statement_errors:
+        print(f"error: {error}", file=sys.stderr)
+    for w in result.rejected_writes:
+        print(
+            f"rejected write {w['write_id']} ({w['keyspace_name']}.{w['table_name']} "
+            f"partition {w['partition_key']}): {w['error_class']}: {w['error_text']}",
+            file=sys.stderr,
+        )
+    if args.format == "jsonl":
+        for line in output.jsonl_lines(result.log_rows):
+            print(line)
+    else:
+        for table, columns in result.log_columns.items():
+            rows = [r for r in result.log_rows if r["table"] == table]
+            print(output.table_text(table, columns, rows))
+    if not result.dbt_succeeded:
+        print("error: the dbt build failed (see the messages above)", file=sys.stderr)
+        return 1
+    return 1 if result.statement_errors else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _setup_logging()
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    from cdclake.spark import JavaMissingError
+
+    try:
+        if argv[0] == "replay":
+            return replay_main(argv[1:])
+        return run_dbt(argv)
+    except JavaMissingError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,26 @@
+"""Run dbt in this process, so that it uses the Spark session (and UDFs) created here."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from cdclake.paths import PROFILES_DIR, PROJECT_DIR
+
+
+def with_project_defaults(args: list[str], project_dir: Path = PROJECT_DIR) -> list[str]:
+    """Add ``--project-dir``/``--profiles-dir`` unless the user gave them."""
+    args = list(args)
+    if "--project-dir" not in args:
+        args += ["--project-dir", str(project_dir)]
+    if "--profiles-dir" not in args:
+        args += ["--profiles-dir", str(PROFILES_DIR)]
+    return args
+
+
+def invoke(args: list[str], project_dir: Path = PROJECT_DIR) -> bool:
+    """Run one dbt command (e.g. ``["build", "--select", "marts"]``); True when it succeeded."""
+    from dbt.cli.main import dbtRunner
+
+    result = dbtRunner().invoke(with_project_defaults(args, project_dir))
+    if result.exception is not None:
+        raise result.exception
+    return bool(result.success)

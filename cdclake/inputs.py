@@ -1,0 +1,57 @@
+"""Write the pipeline's input tables (the ``cdc_input`` source) from Python records."""
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from cdclake.mutations import ATOM_COLUMNS, ATOM_SPARK_SCHEMA, Atom
+from cdclake.schema_records import (
+    BASE_COLUMN_COLUMNS,
+    BASE_COLUMNS_SPARK_SCHEMA,
+    BASE_TABLE_COLUMNS,
+    BASE_TABLES_SPARK_SCHEMA,
+    BaseColumn,
+    BaseTable,
+)
+
+INPUT_SCHEMA = "cdc_input"
+GENERATIONS_SPARK_SCHEMA = "generation_ts_ms bigint"
+GENERATION_STREAMS_COLUMNS = [
+    "generation_ts_ms", "vnode_index", "token_range_end", "ignore_msb", "shard", "stream_id",
+]
+GENERATION_STREAMS_SPARK_SCHEMA = (
+    "generation_ts_ms bigint, vnode_index int, token_range_end bigint, ignore_msb int, "
+    "shard int, stream_id string"
+)
+
+
+def _save(spark, name: str, rows: list[tuple], schema: str, table_format: str) -> None:
+    spark.sql(f"create database if not exists {INPUT_SCHEMA}")
+    frame = spark.createDataFrame(rows, schema=schema)
+    frame.write.mode("overwrite").format(table_format).saveAsTable(f"{INPUT_SCHEMA}.{name}")
+
+
+def write_inputs(
+    spark,
+    *,
+    atoms: Iterable[Atom],
+    tables: Iterable[BaseTable],
+    columns: Iterable[BaseColumn],
+    generations: Iterable[int],
+    generation_streams: Iterable[Mapping],
+    table_format: str = "parquet",
+) -> None:
+    """Overwrite the five input tables."""
+    def rows(records, names):
+        return [tuple(r.as_row()[n] for n in names) for r in records]
+
+    _save(spark, "base_mutations", rows(atoms, ATOM_COLUMNS), ATOM_SPARK_SCHEMA, table_format)
+    _save(spark, "base_tables", rows(tables, BASE_TABLE_COLUMNS), BASE_TABLES_SPARK_SCHEMA, table_format)
+    _save(spark, "base_columns", rows(columns, BASE_COLUMN_COLUMNS), BASE_COLUMNS_SPARK_SCHEMA, table_format)
+    _save(spark, "cdc_generations", [(int(ts),) for ts in generations], GENERATIONS_SPARK_SCHEMA, table_format)
+    _save(
+        spark,
+        "cdc_generation_streams",
+        [tuple(r[n] for n in GENERATION_STREAMS_COLUMNS) for r in generation_streams],
+        GENERATION_STREAMS_SPARK_SCHEMA,
+        table_format,
+    )

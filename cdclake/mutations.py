@@ -1,0 +1,74 @@
+"""The mutation input contract: one record per atom of a base-table mutation.
+
+ScyllaDB's CDC never sees CQL statements, only the mutation each write produces
+(``scylla-log.md`` §3): per base partition a set of *atoms* -- row markers, live and
+dead cells, row, range and partition tombstones -- each with its own write
+timestamp and TTL. This module defines that record and its table schema; the CQL
+front door produces it and the dbt source ``cdc_input.base_mutations`` holds it.
+
+Values are JSON text in the encoding of ``cases_docs.json`` ``conventions.value_encoding``
+(numbers, strings, booleans; blobs as ``"0x..."`` strings).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Optional
+
+ROW_MARKER = "row_marker"
+CELL = "cell"
+ROW_TOMBSTONE = "row_tombstone"
+RANGE_TOMBSTONE = "range_tombstone"
+PARTITION_TOMBSTONE = "partition_tombstone"
+
+ATOM_KINDS = (ROW_MARKER, CELL, ROW_TOMBSTONE, RANGE_TOMBSTONE, PARTITION_TOMBSTONE)
+
+
+@dataclass(frozen=True)
+class Atom:
+    """One atom of a base mutation (one row of ``base_mutations``)."""
+
+    write_id: int                      # the client request (statement or batch); also the apply order
+    coordinator_now_us: int            # the coordinator's clock when it handled the request (µs)
+    keyspace_name: str
+    table_name: str
+    partition_key: str                 # JSON object {pk column: value}
+    atom_kind: str                     # one of ATOM_KINDS
+    write_timestamp: int               # µs
+    clustering_key: Optional[str] = None   # JSON object {ck column: value}: full key of a row atom
+    column_name: Optional[str] = None      # cells only
+    is_live: Optional[bool] = None         # cells and markers: live (True) or dead (False)
+    value: Optional[str] = None            # live cells: JSON value
+    ttl_seconds: Optional[int] = None      # live cells and markers with a TTL
+    range_start: Optional[str] = None      # range tombstones: JSON object, a clustering prefix ({} = open)
+    range_start_inclusive: Optional[bool] = None
+    range_end: Optional[str] = None
+    range_end_inclusive: Optional[bool] = None
+
+    def as_row(self) -> dict:
+        return asdict(self)
+
+
+ATOM_COLUMNS = [f.name for f in fields(Atom)]
+
+# Spark DDL of the base_mutations table, in ATOM_COLUMNS order.
+ATOM_SPARK_SCHEMA = ", ".join(
+    f"{name} {spark_type}"
+    for name, spark_type in [
+        ("write_id", "bigint"),
+        ("coordinator_now_us", "bigint"),
+        ("keyspace_name", "string"),
+        ("table_name", "string"),
+        ("partition_key", "string"),
+        ("atom_kind", "string"),
+        ("write_timestamp", "bigint"),
+        ("clustering_key", "string"),
+        ("column_name", "string"),
+        ("is_live", "boolean"),
+        ("value", "string"),
+        ("ttl_seconds", "int"),
+        ("range_start", "string"),
+        ("range_start_inclusive", "boolean"),
+        ("range_end", "string"),
+        ("range_end_inclusive", "boolean"),
+    ]
+)

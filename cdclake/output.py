@@ -1,0 +1,133 @@
+"""Print log rows as ScyllaDB would show them: JSON lines (the corpus encoding) or a cqlsh grid."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import uuid
+from decimal import Decimal
+from typing import Any, Iterable, Mapping
+
+LOG_METADATA_TYPES = {
+    "cdc$stream_id": "blob",
+    "cdc$time": "timeuuid",
+    "cdc$batch_seq_no": "int",
+    "cdc$operation": "tinyint",
+    "cdc$ttl": "bigint",
+    "cdc$end_of_batch": "boolean",
+}
+
+
+def _unfrozen(cql_type: str) -> str:
+    t = cql_type.strip().lower()
+    return t[7:-1].strip() if t.startswith("frozen<") else t
+
+
+def _type_arguments(cql_type: str) -> list[str]:
+    inner = cql_type[cql_type.index("<") + 1: -1]
+    parts, depth, current = [], 0, ""
+    for ch in inner:
+        depth += ch == "<"
+        depth -= ch == ">"
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    return parts + [current.strip()]
+
+
+def log_column_types(base_columns: Iterable[Mapping]) -> dict[str, str]:
+    """Log column name -> CQL type of the log column (scylla-log.md §2.2)."""
+    types = dict(LOG_METADATA_TYPES)
+    for c in base_columns:
+        name, t = c["column_name"], c["cql_type"].strip().lower()
+        if t.startswith(("list<", "set<", "map<")):
+            key = _type_arguments(t)[0]
+            if t.startswith("list<"):
+                types[name] = f"frozen<map<timeuuid, {key}>>"
+                types[f"cdc$deleted_elements_{name}"] = "frozen<set<timeuuid>>"
+            else:
+                types[name] = f"frozen<{t}>"
+                types[f"cdc$deleted_elements_{name}"] = f"frozen<set<{key}>>"
+        else:
+            types[name] = t
+        if c["kind"] in ("static", "regular"):
+            types[f"cdc$deleted_{name}"] = "boolean"
+    return types
+
+
+def cql_order_key(value: Any, cql_type: str) -> Any:
+    """Sort key that orders values as CQL orders them (timeuuids by their time first)."""
+    t = _unfrozen(cql_type)
+    if t == "timeuuid" and isinstance(value, str):
+        u = uuid.UUID(value)
+        return (u.time, u.bytes)
+    return value
+
+
+def encode_value(value: Any, cql_type: str) -> Any:
+    """A Spark value of a log column in the corpus's JSON value encoding."""
+    if value is None:
+        return None
+    t = _unfrozen(cql_type)
+    if t == "blob":
+        return "0x" + bytes(value).hex()
+    if t == "timestamp":
+        if isinstance(value, dt.datetime):
+            if value.tzinfo is None:
+                value = value.replace(tzinfo=dt.timezone.utc)
+            return int(value.timestamp() * 1000)
+        return value
+    if t == "date":
+        return value.isoformat()
+    if t in ("float", "double"):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return value
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() and t == "varint" else float(value)
+    if t.startswith("map<"):
+        key_type, value_type = _type_arguments(t)
+        items = sorted(value.items(), key=lambda kv: cql_order_key(kv[0], key_type))
+        return {"map": [[encode_value(k, key_type), encode_value(v, value_type)] for k, v in items]}
+    if t.startswith("set<"):
+        (element_type,) = _type_arguments(t)
+        return {"set": [encode_value(e, element_type)
+                        for e in sorted(value, key=lambda e: cql_order_key(e, element_type))]}
+    if t.startswith("list<"):
+        (element_type,) = _type_arguments(t)
+        return {"list": [encode_value(e, element_type) for e in value]}
+    if t.startswith("tuple<"):
+        element_types = _type_arguments(t)
+        return {"tuple": [encode_value(v, et) for v, et in zip(value, element_types)]}
+    return value
+
+
+def jsonl_lines(rows: Iterable[Mapping]) -> Iterable[str]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _cell_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def table_text(table: str, columns: list[str], rows: list[Mapping]) -> str:
+    """A cqlsh-like grid of one log table's rows."""
+    header = [f" {c} " for c in columns]
+    body = [[f" {_cell_text(r.get(c))} " for c in columns] for r in rows]
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
+    lines = [f"{table}:", "", "|".join(h.rjust(w) for h, w in zip(header, widths)),
+             "+".join("-" * w for w in widths)]
+    lines += ["|".join(cell.rjust(w) for cell, w in zip(b, widths)) for b in body]
+    lines += ["", f"({len(rows)} rows)", ""]
+    return "\n".join(lines)

@@ -1,0 +1,167 @@
+"""``cdclake replay``: CQL statements in, ScyllaDB CDC log rows out.
+
+The CQL front door turns the script into base-mutation atoms and base-table schemas; replay
+writes them, with the CDC generations, as the input tables of a scratch copy of the dbt
+project in a scratch warehouse, runs ``dbt build`` there on embedded Spark, and reads back the
+log tables, the rejected writes and the write audit.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import logging
+import shutil
+import sys
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cdclake import dbt, inputs, log_models, output
+from cdclake.paths import PROJECT_DIR, target_dir
+
+log = logging.getLogger("cdclake")
+
+PROJECT_PARTS = ["dbt_project.yml", "models", "macros", "seeds", "tests/dbt"]
+DEFAULT_GENERATION_AGE_MS = 3600 * 1000
+
+
+@dataclass
+class ReplayResult:
+    log_rows: list[dict] = field(default_factory=list)            # corpus-encoded, ordered
+    log_columns: dict[str, list[str]] = field(default_factory=dict)   # table -> column order
+    rejected_writes: list[dict] = field(default_factory=list)
+    statement_errors: list = field(default_factory=list)
+    audit: dict = field(default_factory=dict)
+    dbt_succeeded: bool = True
+
+
+def now_micros() -> int:
+    return time.time_ns() // 1000
+
+
+def prepare_scratch_project(scratch: Path) -> Path:
+    """A copy of the dbt project (no generated log models) under ``scratch/project``."""
+    project = scratch / "project"
+    if project.exists():
+        for part in PROJECT_PARTS:
+            path = project / part
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+    for part in PROJECT_PARTS:
+        source = PROJECT_DIR / part
+        if source.is_dir():
+            shutil.copytree(source, project / part)
+        else:
+            (project / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, project / part)
+    return project
+
+
+def read_generations_dir(directory: Path) -> tuple[list[int], list[dict]]:
+    """Generations in the seed layout: ``cdc_generations.csv`` and ``cdc_generation_streams.csv``."""
+    with open(directory / "cdc_generations.csv", newline="") as f:
+        generations = [int(r["generation_ts_ms"]) for r in csv.DictReader(f)]
+    with open(directory / "cdc_generation_streams.csv", newline="") as f:
+        streams = [
+            {
+                "generation_ts_ms": int(r["generation_ts_ms"]),
+                "vnode_index": int(r["vnode_index"]),
+                "token_range_end": int(r["token_range_end"]),
+                "ignore_msb": int(r["ignore_msb"]),
+                "shard": int(r["shard"]),
+                "stream_id": r["stream_id"].lower(),
+            }
+            for r in csv.DictReader(f)
+        ]
+    return generations, streams
+
+
+def default_generations(now_us: int) -> tuple[list[int], list[dict]]:
+    """One node, 256 vnodes, 2 shards, ignore_msb 12, operating since an hour before ``now``."""
+    from cdclake.generations import default_single_node_generation, generation_stream_rows
+
+    generation_ts_ms = now_us // 1000 - DEFAULT_GENERATION_AGE_MS
+    entries = default_single_node_generation(generation_ts_ms)
+    return [generation_ts_ms], list(generation_stream_rows(generation_ts_ms, entries))
+
+
+def _log_table_rows(spark, table: str, column_types: dict[str, str]) -> tuple[list[str], list[dict]]:
+    frame = spark.table(table)
+    columns = frame.columns
+    rows = []
+    for record in frame.collect():
+        encoded = {"table": table}
+        for name in columns:
+            encoded[name] = output.encode_value(record[name], column_types.get(name, "text"))
+        encoded["cdc$stream_id"] = encoded["cdc$stream_id"][2:] if encoded["cdc$stream_id"] else None
+        rows.append(encoded)
+    rows.sort(key=lambda r: (
+        r["cdc$stream_id"] or "",
+        output.cql_order_key(r["cdc$time"], "timeuuid"),
+        r["cdc$batch_seq_no"],
+    ))
+    return columns, rows
+
+
+def replay(
+    script: str,
+    *,
+    now_us: int | None = None,
+    step_us: int = 1000,
+    skew_us: int = 0,
+    generations_dir: Path | None = None,
+    workspace: Path | None = None,
+) -> ReplayResult:
+    """Run a CQL script through the CDC pipeline and return the log it produces."""
+    from cdclake.cql.interpreter import run_script
+    from cdclake.spark import create_session
+
+    now_us = now_micros() if now_us is None else now_us
+    workspace = workspace or target_dir() / "replay"
+    script_result = run_script(script, now_us=now_us, step_us=step_us, skew_us=skew_us)
+
+    spark = create_session(workspace / "warehouse", app_name="cdclake-replay")
+    table_format = os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
+    if generations_dir is not None:
+        generations, streams = read_generations_dir(Path(generations_dir))
+    else:
+        generations, streams = default_generations(now_us)
+
+    project = prepare_scratch_project(workspace)
+    log_tables = log_models.write_log_models(project, script_result.tables, script_result.columns)
+    inputs.write_inputs(
+        spark,
+        atoms=script_result.atoms,
+        tables=script_result.tables,
+        columns=script_result.columns,
+        generations=generations,
+        generation_streams=streams,
+        table_format=table_format,
+    )
+    with contextlib.redirect_stdout(sys.stderr):
+        succeeded = dbt.invoke(
+            ["build", "--exclude", "resource_type:seed", "--log-level", "warn"], project_dir=project
+        )
+
+    result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=succeeded)
+    columns_by_table: dict[tuple[str, str], list[dict]] = {}
+    for c in script_result.columns:
+        columns_by_table.setdefault((c.keyspace_name, c.table_name), []).append(c.as_row())
+    for table in log_tables:
+        keyspace, name = table.split(".", 1)
+        base = name[: -len("_scylla_cdc_log")]
+        types = output.log_column_types(columns_by_table.get((keyspace, base), []))
+        columns, rows = _log_table_rows(spark, table, types)
+        result.log_columns[table] = columns
+        result.log_rows.extend(rows)
+    result.log_rows.sort(key=lambda r: r["table"])  # stable: keeps stream/time order inside
+    result.rejected_writes = [
+        r.asDict() for r in spark.table("cdc_lake.cdc_rejected_writes").orderBy("write_id").collect()
+    ]
+    audit = spark.table("cdc_lake.cdc_write_audit").collect()
+    result.audit = audit[0].asDict() if audit else {}
+    return result
+

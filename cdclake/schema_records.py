@@ -1,0 +1,50 @@
+"""Base-table schema records: the rows of ``cdc_input.base_tables`` and ``cdc_input.base_columns``.
+
+They mirror ScyllaDB's ``system_schema.tables``/``system_schema.columns`` plus the table's
+normalised ``cdc`` options (``scylla-log.md`` §1). The CQL front door produces them from DDL.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+
+@dataclass(frozen=True)
+class BaseTable:
+    keyspace_name: str
+    table_name: str
+    cdc_enabled: bool
+    cdc_preimage: str = "false"        # 'false' | 'true' | 'full'
+    cdc_postimage: bool = False
+    cdc_delta: str = "full"            # 'full' | 'keys'
+    cdc_ttl_seconds: int = 86400       # 0 = log rows never expire
+    default_time_to_live: int = 0      # seconds, 0 = none
+
+    def as_row(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class BaseColumn:
+    keyspace_name: str
+    table_name: str
+    column_name: str
+    kind: str                          # 'partition_key' | 'clustering' | 'static' | 'regular'
+    position: int                      # position within its kind (0-based); regular/static: order of declaration
+    cql_type: str                      # normalised CQL type text, e.g. 'int', 'map<int, text>', 'frozen<list<int>>'
+    clustering_order: str = "none"     # 'asc' | 'desc' for clustering columns, else 'none'
+
+    def as_row(self) -> dict:
+        return asdict(self)
+
+
+BASE_TABLE_COLUMNS = [f.name for f in fields(BaseTable)]
+BASE_COLUMN_COLUMNS = [f.name for f in fields(BaseColumn)]
+
+BASE_TABLES_SPARK_SCHEMA = (
+    "keyspace_name string, table_name string, cdc_enabled boolean, cdc_preimage string, "
+    "cdc_postimage boolean, cdc_delta string, cdc_ttl_seconds bigint, default_time_to_live int"
+)
+BASE_COLUMNS_SPARK_SCHEMA = (
+    "keyspace_name string, table_name string, column_name string, kind string, position int, "
+    "cql_type string, clustering_order string"
+)

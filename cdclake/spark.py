@@ -1,0 +1,115 @@
+"""The embedded Spark session: local, small shuffles, warehouse and metastore in the target folder.
+
+dbt-spark's ``session`` method runs SQL through ``SparkSession.builder.getOrCreate()`` in the
+dbt process, so the session created here (with the UDFs registered) is the one dbt uses.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+log = logging.getLogger("cdclake")
+
+DELTA_EXTENSION_CLASS = "io/delta/sql/DeltaSparkSessionExtension.class"
+JAVA_INSTALL_HINT = "sudo apt-get install -y openjdk-17-jre-headless"
+
+
+class JavaMissingError(RuntimeError):
+    pass
+
+
+def require_java() -> None:
+    """Spark needs a JVM; say how to get one when there is none."""
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and (Path(java_home) / "bin" / "java").exists():
+        return
+    if shutil.which("java"):
+        return
+    raise JavaMissingError(
+        f"java was not found on PATH (and JAVA_HOME is not set): Spark needs Java 17. "
+        f"Install it with: {JAVA_INSTALL_HINT}"
+    )
+
+
+def _classpath_jars() -> list[Path]:
+    import pyspark
+
+    jars = list((Path(pyspark.__file__).parent / "jars").glob("*.jar"))
+    extra = os.environ.get("CDCLAKE_SPARK_JARS", "")
+    jars += [Path(p) for p in extra.split(",") if p]
+    return jars
+
+
+def delta_jar() -> Path | None:
+    """The jar that holds Delta Lake's session extension, if any is on the classpath."""
+    for jar in _classpath_jars():
+        if "delta" not in jar.name.lower():
+            continue
+        try:
+            with zipfile.ZipFile(jar) as zf:
+                if DELTA_EXTENSION_CLASS in zf.namelist():
+                    return jar
+        except (OSError, zipfile.BadZipFile):
+            continue
+    return None
+
+
+def create_session(warehouse_root: Path, app_name: str = "cdclake", shuffle_partitions: int = 4):
+    """Create (or return) the process's Spark session with its warehouse under ``warehouse_root``.
+
+    Sets ``CDCLAKE_TABLE_FORMAT`` (read by dbt_project.yml) to ``delta`` when Delta Lake's classes
+    are on the classpath, else ``parquet``, and says which in one log line.
+    """
+    require_java()
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+
+    warehouse_root = Path(warehouse_root).resolve()
+    warehouse_root.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+    builder = (
+        SparkSession.builder.appName(app_name)
+        .master(os.environ.get("CDCLAKE_SPARK_MASTER", "local[*]"))
+        .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        .config("spark.sql.adaptive.enabled", "true")
+        .config("spark.sql.adaptive.coalescePartitions.enabled", "true")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", str(warehouse_root / "spark-warehouse"))
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", os.environ.get("CDCLAKE_DRIVER_MEMORY", "4g"))
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config(
+            "spark.hadoop.javax.jdo.option.ConnectionURL",
+            f"jdbc:derby:;databaseName={warehouse_root / 'metastore_db'};create=true",
+        )
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={warehouse_root}")
+        .enableHiveSupport()
+    )
+    jar = delta_jar()
+    if jar is not None:
+        builder = builder.config(
+            "spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension"
+        ).config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        os.environ["CDCLAKE_TABLE_FORMAT"] = "delta"
+        log.info("table format: delta (Delta Lake classes found in %s)", jar.name)
+    else:
+        os.environ["CDCLAKE_TABLE_FORMAT"] = "parquet"
+        log.info("table format: parquet (no Delta Lake classes on the Spark classpath)")
+
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+
+    from python_udfs.spark_udfs import register_udfs
+
+    register_udfs(spark)
+    return spark

@@ -1,0 +1,106 @@
+{% macro scylla_cdc_log_columns(keyspace_name, table_name) -%}
+    {#- The base table's columns in log-table order (scylla-log.md §2.2): partition key,
+        clustering key, then static and regular columns. -#}
+    {%- set query -%}
+        select column_name, kind, cql_type
+        from {{ ref('stg_cdc_input__base_columns') }}
+        where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+        order by
+            case kind when 'partition_key' then 0 when 'clustering' then 1 when 'static' then 2 else 3 end,
+            position
+    {%- endset -%}
+    {%- set columns = [] -%}
+    {%- if execute -%}
+        {%- for row in run_query(query).rows -%}
+            {%- do columns.append({'name': row[0], 'kind': row[1], 'cql_type': row[2]}) -%}
+        {%- endfor -%}
+        {%- if columns | length == 0 -%}
+            {{ exceptions.raise_compiler_error(
+                "No columns for base table " ~ keyspace_name ~ "." ~ table_name ~ " in base_columns") }}
+        {%- endif -%}
+    {%- endif -%}
+    {{ return(columns) }}
+{%- endmacro %}
+
+
+{% macro cql_is_multi_cell(type_text) -%}
+    {%- set t = type_text | trim | lower -%}
+    {{ return(t.startswith('list<') or t.startswith('set<') or t.startswith('map<')) }}
+{%- endmacro %}
+
+
+{% macro scylla_cdc_log_table(keyspace_name, table_name) -%}
+    {#- The log table `<keyspace>.<table>_scylla_cdc_log` of one base table, with ScyllaDB's
+        column names and the Spark types of the CQL types: cdc_log pivoted from long to wide. -#}
+    {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
+with
+
+log_cells as (
+
+    select * from {{ ref('cdc_log') }}
+    where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+
+),
+
+log_rows as (
+
+    select
+        `cdc$stream_id`,
+        `cdc$time`,
+        `cdc$batch_seq_no`,
+        `cdc$operation`,
+        `cdc$ttl`,
+        `cdc$end_of_batch`
+        {%- for column in columns %},
+        max(if(column_name = '{{ column.name }}', value, null)) as `{{ column.name }}`
+        {%- if column.kind in ('static', 'regular') %},
+        max(if(column_name = 'cdc$deleted_{{ column.name }}', value, null)) as `cdc$deleted_{{ column.name }}`
+        {%- if cql_is_multi_cell(column.cql_type) %},
+        max(if(column_name = 'cdc$deleted_elements_{{ column.name }}', value, null))
+            as `cdc$deleted_elements_{{ column.name }}`
+        {%- endif %}
+        {%- endif %}
+        {%- endfor %}
+    from log_cells
+    group by 1, 2, 3, 4, 5, 6
+
+),
+
+typed as (
+
+    select
+        `cdc$stream_id`,
+        `cdc$time`,
+        `cdc$batch_seq_no`,
+        `cdc$operation`,
+        `cdc$ttl`,
+        `cdc$end_of_batch`
+        {%- for column in columns %}
+        {%- set t = column.cql_type | trim | lower %}
+        {%- if cql_is_multi_cell(t) %}
+        {%- set args = cql_type_arguments(t) %}
+        {%- if t.startswith('list<') %}
+        {%- set value_type = 'frozen<map<timeuuid, ' ~ args[0] ~ '>>' %}
+        {%- set deleted_type = 'frozen<set<timeuuid>>' %}
+        {%- else %}
+        {%- set value_type = 'frozen<' ~ t ~ '>' %}
+        {%- set deleted_type = 'frozen<set<' ~ args[0] ~ '>>' %}
+        {%- endif %}
+        {%- else %}
+        {%- set value_type = t %}
+        {%- endif %},
+        {{ cql_value_from_json('`' ~ column.name ~ '`', value_type) }} as `{{ column.name }}`
+        {%- if column.kind in ('static', 'regular') %},
+        cast(`cdc$deleted_{{ column.name }}` as boolean) as `cdc$deleted_{{ column.name }}`
+        {%- if cql_is_multi_cell(t) %},
+        {{ cql_value_from_json('`cdc$deleted_elements_' ~ column.name ~ '`', deleted_type) }}
+            as `cdc$deleted_elements_{{ column.name }}`
+        {%- endif %}
+        {%- endif %}
+        {%- endfor %}
+    from log_rows
+
+)
+
+select * from typed
+{%- endmacro %}

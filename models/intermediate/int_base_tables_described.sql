@@ -1,0 +1,49 @@
+with
+
+base_tables as (
+
+    select * from {{ ref('stg_cdc_input__base_tables') }}
+
+),
+
+base_columns as (
+
+    select * from {{ ref('stg_cdc_input__base_columns') }}
+
+),
+
+key_columns as (
+
+    select
+        keyspace_name,
+        table_name,
+        sort_array(collect_list(
+            case when kind = 'partition_key' then struct(position, column_name, cql_type) end
+        )) as partition_key_columns,
+        sort_array(collect_list(
+            case when kind = 'clustering' then struct(position, column_name, cql_type, clustering_order) end
+        )) as clustering_columns
+    from base_columns
+    group by keyspace_name, table_name
+
+),
+
+described as (
+
+    select
+        base_tables.*,
+        transform(key_columns.partition_key_columns, c -> c.column_name) as partition_key_names,
+        transform(key_columns.partition_key_columns, c -> c.cql_type) as partition_key_types,
+        transform(key_columns.clustering_columns, c -> c.column_name) as clustering_key_names,
+        transform(key_columns.clustering_columns, c -> c.cql_type) as clustering_key_types,
+        transform(key_columns.clustering_columns, c -> c.clustering_order) as clustering_key_orders,
+        size(key_columns.clustering_columns) > 0 as has_clustering_key
+    from base_tables
+    left join key_columns
+        on
+            base_tables.keyspace_name = key_columns.keyspace_name
+            and base_tables.table_name = key_columns.table_name
+
+)
+
+select * from described

@@ -1,0 +1,103 @@
+{#- The atoms of accepted writes placed in their log rows: each log row's operation, cdc$ttl,
+    clustering-key source and cdc$batch_seq_no, in ScyllaDB's emission order (scylla-log.md
+    §4.3-4.4, §5, §6.2). One row per atom; a range tombstone appears twice (start and end row). -#}
+with
+
+accepted_writes as (
+
+    select write_id from {{ ref('int_writes_admitted') }}
+    where status = 'accepted'
+
+),
+
+keyed_atoms as (
+
+    select keyed_atoms.*
+    from {{ ref('int_mutation_atoms_keyed') }} as keyed_atoms
+    inner join accepted_writes
+        on keyed_atoms.write_id = accepted_writes.write_id
+
+),
+
+with_marker as (
+
+    select
+        *,
+        -- a change that carries a live row marker is an INSERT (op 2)
+        max(atom_kind = 'row_marker' and is_live) over (
+            partition by write_id, keyspace_name, table_name, partition_key, change_ts,
+            piece_kind, clustering_position, ttl_key
+        ) as has_live_marker
+    from keyed_atoms
+
+),
+
+classified as (
+
+    select
+        *,
+        case piece_kind
+            when 'static_upsert' then 1
+            when 'clustered_upsert' then if(has_live_marker, 2, 1)
+            when 'row_tombstone' then 3
+            when 'range_tombstone' then
+                case bound_kind
+                    when 'start_inclusive' then 5
+                    when 'start_exclusive' then 6
+                    when 'end_inclusive' then 7
+                    when 'end_exclusive' then 8
+                end
+            when 'partition_tombstone' then 4
+        end as operation,
+        -- split path: static, INSERTs, UPDATEs, row deletes, range deletes, partition delete;
+        -- unsplit path: visitation order (static, clustered rows by key, ranges, partition)
+        case
+            when piece_kind = 'static_upsert' then 0
+            when piece_kind = 'clustered_upsert' and is_split then if(has_live_marker, 1, 2)
+            when piece_kind = 'row_tombstone' and is_split then 3
+            when piece_kind in ('clustered_upsert', 'row_tombstone') then 1
+            when piece_kind = 'range_tombstone' then 4
+            when piece_kind = 'partition_tombstone' then 5
+        end as emission_rank
+    from with_marker
+
+),
+
+numbered as (
+
+    select
+        *,
+        dense_rank() over (
+            partition by write_id, keyspace_name, table_name, partition_key, change_ts
+            order by
+                emission_rank, clustering_position, ttl_key, range_end_position,
+                bound_side desc
+        ) - 1 as batch_seq_no
+    from classified
+
+)
+
+select
+    write_id,
+    keyspace_name,
+    table_name,
+    partition_key,
+    change_ts,
+    batch_seq_no,
+    batch_seq_no = max(batch_seq_no) over (
+        partition by write_id, keyspace_name, table_name, partition_key, change_ts
+    ) as is_end_of_batch,
+    operation,
+    case when piece_kind in ('static_upsert', 'clustered_upsert') then nullif(ttl_key, 0) end
+        as cdc_ttl,
+    -- the JSON clustering prefix the log row carries (full key, a range bound, or none)
+    case
+        when piece_kind in ('clustered_upsert', 'row_tombstone', 'range_tombstone') then bound_prefix
+    end as clustering_prefix,
+    atom_kind,
+    column_name,
+    is_live,
+    value,
+    piece_kind,
+    is_split
+from numbered

@@ -1,0 +1,158 @@
+{#- Atoms of valid writes to CDC-enabled tables, keyed as ScyllaDB's CDC splits a mutation
+    (scylla-log.md §4.1-4.2, cdc/split.cc): each atom's change timestamp and TTL, the piece of
+    the mutation it belongs to, its clustering position, and whether its mutation is split. -#}
+with
+
+writes as (
+
+    select * from {{ ref('int_writes_validated') }}
+    where problem is null
+
+),
+
+atoms as (
+
+    select atoms.*
+    from {{ ref('int_mutation_atoms_validated') }} as atoms
+    inner join writes
+        on atoms.write_id = writes.write_id
+    where atoms.cdc_enabled
+
+),
+
+base_tables as (
+
+    select * from {{ ref('int_base_tables_described') }}
+
+),
+
+ranges_as_bounds as (
+
+    -- a range tombstone is logged as two rows (start bound, end bound): one piece each
+    select
+        atoms.*,
+        bound.bound_side,
+        case when bound.bound_side = 'start' then range_start else range_end end as bound_prefix,
+        case
+            when bound.bound_side = 'start' and range_start_inclusive then 'start_inclusive'
+            when bound.bound_side = 'start' then 'start_exclusive'
+            when range_end_inclusive then 'end_inclusive'
+            else 'end_exclusive'
+        end as bound_kind
+    from atoms
+    lateral view explode(array(
+        named_struct('bound_side', 'start'),
+        named_struct('bound_side', 'end')
+    )) bound_sides as bound
+    where atoms.atom_kind = 'range_tombstone'
+
+),
+
+pieces as (
+
+    select
+        *,
+        null as bound_side,
+        clustering_key as bound_prefix,
+        'row' as bound_kind
+    from atoms
+    where atom_kind != 'range_tombstone'
+
+    union all
+
+    select * from ranges_as_bounds
+
+),
+
+keyed as (
+
+    select
+        pieces.write_id,
+        pieces.keyspace_name,
+        pieces.table_name,
+        pieces.partition_key,
+        pieces.atom_kind,
+        pieces.column_name,
+        pieces.column_kind,
+        pieces.is_live,
+        pieces.value,
+        pieces.bound_side,
+        pieces.bound_kind,
+        pieces.bound_prefix,
+        case
+            when pieces.atom_kind = 'cell' and pieces.column_kind = 'static' then 'static_upsert'
+            when pieces.atom_kind in ('cell', 'row_marker') then 'clustered_upsert'
+            else pieces.atom_kind
+        end as piece_kind,
+        pieces.write_timestamp as change_ts,
+        -- a live cell or marker keys on its TTL; dead cells and tombstones on "no TTL" (0)
+        case
+            when pieces.atom_kind in ('cell', 'row_marker') and pieces.is_live
+                then coalesce(pieces.ttl_seconds, 0)
+            else 0
+        end as ttl_key,
+        -- clustering position; a range's two rows both sort by its start bound
+        cdc_clustering_sort_key(
+            case
+                when pieces.atom_kind = 'range_tombstone' then pieces.range_start
+                when pieces.atom_kind in ('cell', 'row_marker', 'row_tombstone')
+                    and pieces.column_kind is distinct from 'static'
+                    then coalesce(pieces.clustering_key, '{}')
+            end,
+            base_tables.clustering_key_names,
+            base_tables.clustering_key_types,
+            base_tables.clustering_key_orders,
+            case
+                when pieces.atom_kind = 'range_tombstone'
+                    then if(pieces.range_start_inclusive, 'start_inclusive', 'start_exclusive')
+                else 'row'
+            end
+        ) as clustering_position,
+        cdc_clustering_sort_key(
+            case when pieces.atom_kind = 'range_tombstone' then pieces.range_end end,
+            base_tables.clustering_key_names,
+            base_tables.clustering_key_types,
+            base_tables.clustering_key_orders,
+            if(pieces.range_end_inclusive, 'end_inclusive', 'end_exclusive')
+        ) as range_end_position
+    from pieces
+    inner join base_tables
+        on
+            pieces.keyspace_name = base_tables.keyspace_name
+            and pieces.table_name = base_tables.table_name
+
+),
+
+mutation_shape as (
+
+    -- should_split (cdc/split.cc should_split_visitor) from whole-mutation facts
+    select
+        *,
+        size(collect_set(if(atom_kind != 'partition_tombstone', change_ts, null))
+            over mutation) as distinct_timestamps,
+        size(collect_set(if(atom_kind != 'partition_tombstone', ttl_key, null))
+            over mutation) as distinct_ttls,
+        max(piece_kind = 'static_upsert') over mutation as has_static,
+        max(piece_kind in ('clustered_upsert', 'row_tombstone')) over mutation as has_clustered,
+        max(piece_kind = 'range_tombstone') over mutation as has_range,
+        max(piece_kind = 'partition_tombstone') over mutation as has_partition_delete,
+        -- a row delete visited after an upsert (same or earlier row in clustering order)
+        coalesce(
+            min(if(piece_kind = 'clustered_upsert', clustering_position, null)) over mutation
+            <= max(if(piece_kind = 'row_tombstone', clustering_position, null)) over mutation,
+            false
+        ) as has_row_delete_after_upsert
+    from keyed
+    window mutation as (partition by write_id, keyspace_name, table_name, partition_key)
+
+)
+
+select
+    *,
+    distinct_timestamps != 1
+    or distinct_ttls > 1
+    or (has_static and (has_clustered or has_range or has_partition_delete))
+    or has_row_delete_after_upsert
+    or (has_range and has_clustered)
+    or (has_partition_delete and (has_range or has_clustered)) as is_split
+from mutation_shape

@@ -1,0 +1,154 @@
+{#- Every input atom with the first problem that prevents processing it (null when none).
+    A problem rejects the atom's whole write (see int_writes_validated). -#}
+with
+
+atoms as (
+
+    select * from {{ ref('stg_cdc_input__base_mutations') }}
+
+),
+
+base_tables as (
+
+    select * from {{ ref('int_base_tables_described') }}
+
+),
+
+base_columns as (
+
+    select * from {{ ref('stg_cdc_input__base_columns') }}
+
+),
+
+joined as (
+
+    select
+        atoms.*,
+        base_tables.table_name is not null as is_known_table,
+        base_tables.cdc_enabled,
+        base_tables.has_clustering_key,
+        base_tables.clustering_key_names,
+        base_tables.clustering_key_types,
+        base_columns.kind as column_kind,
+        base_columns.cql_type as column_type,
+        -- a row atom: marker, regular cell or row tombstone, addressed by a full clustering key
+        atoms.atom_kind in ('row_marker', 'row_tombstone')
+        or (atoms.atom_kind = 'cell' and base_columns.kind = 'regular') as is_row_atom
+    from atoms
+    left join base_tables
+        on
+            atoms.keyspace_name = base_tables.keyspace_name
+            and atoms.table_name = base_tables.table_name
+    left join base_columns
+        on
+            atoms.keyspace_name = base_columns.keyspace_name
+            and atoms.table_name = base_columns.table_name
+            and atoms.column_name = base_columns.column_name
+
+),
+
+udf_checks as (
+
+    select
+        *,
+        -- Python UDFs run on every row (Spark evaluates them ahead of the CASE below), so
+        -- they return null for inputs that do not apply.
+        cdc_value_error(case when atom_kind = 'cell' and is_live then value end, column_type)
+            as value_error,
+        cdc_key_error(
+            case when is_row_atom and has_clustering_key then clustering_key end,
+            clustering_key_names, clustering_key_types, false
+        ) as clustering_key_error,
+        cdc_key_error(
+            case when atom_kind = 'range_tombstone' then range_start end,
+            clustering_key_names, clustering_key_types, true
+        ) as range_start_error,
+        cdc_key_error(
+            case when atom_kind = 'range_tombstone' then range_end end,
+            clustering_key_names, clustering_key_types, true
+        ) as range_end_error
+    from joined
+
+),
+
+checked as (
+
+    select
+        *,
+        case
+            when write_id is null then 'write_id: missing'
+            when coordinator_now_us is null then 'coordinator_now_us: missing'
+            when not is_known_table
+                then concat('table_name: unknown table ', keyspace_name, '.', table_name)
+            when atom_kind is null
+                or atom_kind not in (
+                    'row_marker', 'cell', 'row_tombstone', 'range_tombstone', 'partition_tombstone'
+                )
+                then concat('atom_kind: unknown atom kind "', coalesce(atom_kind, 'null'), '"')
+            when write_timestamp is null then 'write_timestamp: missing'
+            when partition_key is null then 'partition_key: missing'
+            when atom_kind = 'cell' and column_name is null then 'column_name: a cell needs its column'
+            when atom_kind = 'cell' and column_kind is null
+                then concat(
+                    'column_name: unknown column ', column_name,
+                    ' in table ', keyspace_name, '.', table_name
+                )
+            when atom_kind = 'cell' and column_kind in ('partition_key', 'clustering')
+                then concat(
+                    'column_name: ', column_name,
+                    ' is part of the primary key and cannot be written as a cell'
+                )
+            when atom_kind in ('cell', 'row_marker') and is_live is null then 'is_live: missing'
+            when atom_kind = 'row_marker' and not is_live
+                then 'is_live: a row marker must be live (CQL never writes dead markers)'
+            when atom_kind = 'cell' and is_live and value is null
+                then concat('value: the live cell of column ', column_name, ' has no value')
+            when atom_kind = 'cell' and not is_live and value is not null
+                then concat('value: the dead cell of column ', column_name, ' must not carry a value')
+            when ttl_seconds < 0 then 'ttl_seconds: must be >= 0'
+            when ttl_seconds is not null and not coalesce(is_live, false)
+                then 'ttl_seconds: only live cells and row markers have a TTL'
+            when column_kind = 'static' and coalesce(clustering_key, '{}') != '{}'
+                then concat('clustering_key: static column ', column_name, ' is written without a clustering key')
+            when is_row_atom and has_clustering_key and clustering_key is null
+                then 'clustering_key: missing (a row atom needs the full clustering key)'
+            when is_row_atom and not has_clustering_key and coalesce(clustering_key, '{}') != '{}'
+                then 'clustering_key: the table has no clustering columns'
+            when clustering_key_error is not null then concat('clustering_key: ', clustering_key_error)
+            when atom_kind = 'range_tombstone' and not has_clustering_key
+                then 'atom_kind: a range tombstone needs a table with clustering columns'
+            when atom_kind = 'range_tombstone'
+                and (
+                    range_start is null or range_end is null
+                    or range_start_inclusive is null or range_end_inclusive is null
+                )
+                then 'range_start/range_end: a range tombstone needs both bounds and their inclusive flags'
+            when range_start_error is not null then concat('range_start: ', range_start_error)
+            when range_end_error is not null then concat('range_end: ', range_end_error)
+            when value_error is not null then concat('value: ', value_error)
+        end as problem
+    from udf_checks
+
+)
+
+select
+    write_id,
+    coordinator_now_us,
+    keyspace_name,
+    table_name,
+    partition_key,
+    atom_kind,
+    write_timestamp,
+    clustering_key,
+    column_name,
+    column_kind,
+    is_live,
+    value,
+    ttl_seconds,
+    range_start,
+    range_start_inclusive,
+    range_end,
+    range_end_inclusive,
+    cdc_enabled,
+    problem
+from checked

@@ -1,0 +1,62 @@
+{#- Each token range cut into the coarse token bins it overlaps, so that a token finds its range
+    by an equi-join on (generation, bin) plus a check of one or two candidates. The wrapping
+    entry becomes two pieces: (range_start, max] and [min, range_end]. -#}
+with
+
+token_ranges as (
+
+    select * from {{ ref('int_token_ranges') }}
+
+),
+
+generations as (
+
+    select * from {{ ref('int_generations_described') }}
+
+),
+
+pieces as (
+
+    select
+        token_ranges.*,
+        generations.bin_bits,
+        piece
+    from token_ranges
+    inner join generations
+        on token_ranges.generation_ts_ms = generations.generation_ts_ms
+    lateral view explode(
+        case
+            when not token_ranges.is_wrapping
+                then array(named_struct('lo', token_ranges.range_start + 1, 'hi', token_ranges.range_end))
+            when token_ranges.range_start = {{ max_token() }}
+                then array(named_struct('lo', {{ min_token() }}, 'hi', token_ranges.range_end))
+            else array(
+                named_struct('lo', token_ranges.range_start + 1, 'hi', {{ max_token() }}),
+                named_struct('lo', {{ min_token() }}, 'hi', token_ranges.range_end)
+            )
+        end
+    ) range_pieces as piece
+
+),
+
+binned as (
+
+    select
+        generation_ts_ms,
+        vnode_index,
+        range_start,
+        range_end,
+        shard_count,
+        ignore_msb,
+        streams,
+        piece.lo as piece_lo,
+        piece.hi as piece_hi,
+        token_bin
+    from pieces
+    lateral view explode(
+        sequence({{ token_bin('piece.lo', 'bin_bits') }}, {{ token_bin('piece.hi', 'bin_bits') }})
+    ) piece_bins as token_bin
+
+)
+
+select * from binned

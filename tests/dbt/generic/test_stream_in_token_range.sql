@@ -1,0 +1,30 @@
+{% test stream_in_token_range(model, column_name, token, vnode_index, range_start, range_end) %}
+{#- The stream chosen for a write lies in the token range that holds the write's token
+    `(range_start, range_end]` (wrapping when range_start >= range_end), and its vnode index
+    is that range's index (cdc_generation_test.cc invariant, scylla-math.md §5). -#}
+with
+
+checked as (
+
+    select
+        *,
+        cdc_stream_id_token({{ column_name }}) as stream_token,
+        cdc_stream_id_vnode_index({{ column_name }}) as stream_vnode_index
+    from {{ model }}
+
+)
+
+select * from checked
+where
+    {{ column_name }} is null
+    or stream_vnode_index != {{ vnode_index }}
+    or not (
+        case
+            when {{ range_start }} < {{ range_end }}
+                then {{ token }} > {{ range_start }} and {{ token }} <= {{ range_end }}
+                and stream_token > {{ range_start }} and stream_token <= {{ range_end }}
+            else ({{ token }} > {{ range_start }} or {{ token }} <= {{ range_end }})
+                and (stream_token > {{ range_start }} or stream_token <= {{ range_end }})
+        end
+    )
+{% endtest %}

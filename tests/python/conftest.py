@@ -1,0 +1,47 @@
+"""Shared fixtures: the acceptance material in ../shared and ONE Spark session per test run."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+ACCEPTANCE = SHARED / "acceptance"
+
+
+def load_shared_json(name: str) -> dict:
+    path = ACCEPTANCE / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: the acceptance material must sit in ../shared beside the repo")
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="session")
+def math_vectors() -> list[dict]:
+    return load_shared_json("vectors_math.json")["vectors"]
+
+
+@pytest.fixture(scope="session")
+def docs_cases() -> dict:
+    return load_shared_json("cases_docs.json")
+
+
+@pytest.fixture(scope="session")
+def test_workspace() -> Path:
+    path = REPO / "target" / "pytest"
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def spark(test_workspace):
+    """The embedded session exactly as `cdclake` creates it (Hive metastore, UDFs registered)."""
+    from cdclake.spark import create_session
+
+    session = create_session(test_workspace / "warehouse", app_name="cdclake-tests", shuffle_partitions=2)
+    yield session
+    session.stop()
