@@ -147,6 +147,8 @@ def replay(
         )
 
     result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=succeeded)
+    if not succeeded:
+        return result
     columns_by_table: dict[tuple[str, str], list[dict]] = {}
     for c in script_result.columns:
         columns_by_table.setdefault((c.keyspace_name, c.table_name), []).append(c.as_row())

@@ -29,7 +29,7 @@ class BaseColumn:
     table_name: str
     column_name: str
     kind: str                          # 'partition_key' | 'clustering' | 'static' | 'regular'
-    position: int                      # position within its kind (0-based); regular/static: order of declaration
+    position: int                      # 0-based position within its kind; static/regular: ScyllaDB's column-id order (by name)
     cql_type: str                      # normalised CQL type text, e.g. 'int', 'map<int, text>', 'frozen<list<int>>'
     clustering_order: str = "none"     # 'asc' | 'desc' for clustering columns, else 'none'
 

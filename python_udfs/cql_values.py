@@ -34,6 +34,7 @@ from python_udfs.cql_serialize import (
 )
 from python_udfs.cql_types import TUPLE, UDT, CqlType, UdtRegistry, as_cql_type, udt_fields
 from python_udfs.errors import CqlValueError
+from python_udfs.int64 import INT64_MAX
 from python_udfs.ordering import order_key
 
 __all__ = [
@@ -46,7 +47,6 @@ SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 FLOAT32_MAX_MAGNITUDE_BITS = 0x7F7FFFFF
 FLOAT32_OVERFLOW_THRESHOLD = Fraction(2**128 - 2**103)     # FLT_MAX + half an ulp rounds to inf
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
-INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 UUID_TEXT = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 BLOB_TEXT = re.compile(r"^0[xX](?:[0-9a-fA-F]{2})*$")
 DATE_TEXT = re.compile(r"^([+-]?\d+)-(\d{2})-(\d{2})$")
@@ -55,18 +55,34 @@ DURATION_UNITS = ("y", "mo", "w", "d", "h", "m", "s", "ms", "us", "ns")   # requ
 NANOS_PER_UNIT = {"h": 3_600 * 10**9, "m": 60 * 10**9, "s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 
 
+_EXACT_JSON = json.JSONDecoder(parse_float=Decimal, parse_constant=str)
+
+
 def loads_json(text: str) -> Any:
     """Parse JSON text keeping numbers exact (non-integers become ``Decimal``)."""
     try:
-        return json.loads(text, parse_float=Decimal, parse_constant=str)
+        return _EXACT_JSON.decode(text)
     except (TypeError, ValueError) as error:
         raise CqlValueError(f"invalid JSON {text!r:.80}: {error}") from None
 
 
 def describe_json(value: Any) -> str:
-    """Short JSON-like rendering of an offending value for error messages."""
+    """Short JSON rendering of an offending value for error messages (numbers stay exact)."""
+    numbers: list[str] = []
+
+    def with_placeholders(item: Any) -> Any:
+        if isinstance(item, Decimal):
+            numbers.append(str(item))
+            return f"\x00{len(numbers) - 1}\x00"
+        if isinstance(item, list):
+            return [with_placeholders(element) for element in item]
+        if isinstance(item, dict):
+            return {key: with_placeholders(element) for key, element in item.items()}
+        return item
+
     try:
-        text = json.dumps(value, default=str, ensure_ascii=False)
+        text = json.dumps(with_placeholders(value), default=str, ensure_ascii=False)
+        text = re.sub(r'"\\u0000(\d+)\\u0000"', lambda match: numbers[int(match.group(1))], text)
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
@@ -92,7 +108,7 @@ def _decode_integer(value: Any, cql_type: CqlType) -> int:
 def _exact_number(value: Any, cql_type: CqlType) -> Fraction:
     if _is_json_integer(value):
         return Fraction(value)
-    if isinstance(value, (Decimal, float)) and math.isfinite(value):
+    if isinstance(value, Decimal) and value.is_finite() or isinstance(value, float) and math.isfinite(value):
         return Fraction(value)
     raise _mismatch(cql_type, value)
 
@@ -102,8 +118,10 @@ def _nearest_float32(exact: Fraction, cql_type: CqlType, raw: Any) -> float:
     magnitude = abs(exact)
     if magnitude >= FLOAT32_OVERFLOW_THRESHOLD:
         raise _mismatch(cql_type, raw, "out of range for float")
-    approx = struct.unpack(">f", struct.pack(">f", float(magnitude)))[0]
-    approx_bits = int.from_bytes(struct.pack(">f", approx), "big")
+    try:
+        approx_bits = int.from_bytes(struct.pack(">f", float(magnitude)), "big")    # rounded twice
+    except OverflowError:                                                            # just above FLT_MAX
+        approx_bits = FLOAT32_MAX_MAGNITUDE_BITS
     candidates = [b for b in (approx_bits - 1, approx_bits, approx_bits + 1) if 0 <= b <= FLOAT32_MAX_MAGNITUDE_BITS]
 
     def distance_then_odd(bits: int) -> tuple[Fraction, int]:
@@ -118,6 +136,9 @@ def _decode_floating(value: Any, cql_type: CqlType) -> float:
     if isinstance(value, str) and value in SPECIAL_FLOATS:
         return SPECIAL_FLOATS[value]
     exact = _exact_number(value, cql_type)
+    if not exact:
+        negative_zero = isinstance(value, (Decimal, float)) and math.copysign(1, value) < 0
+        return -0.0 if negative_zero else 0.0
     if cql_type.name == "float":
         return _nearest_float32(exact, cql_type, value)
     try:
@@ -167,8 +188,9 @@ def _decode_uuid(value: Any, cql_type: CqlType) -> uuid.UUID:
     if not isinstance(value, str) or not UUID_TEXT.match(value):
         raise _mismatch(cql_type, value)
     parsed = uuid.UUID(value)
-    if cql_type.name == "timeuuid" and parsed.version != 1:
-        raise _mismatch(cql_type, value, f"a timeuuid must be a version 1 UUID, not version {parsed.version}")
+    version = parsed.bytes[6] >> 4          # the nibble ScyllaDB checks, whatever the variant bits
+    if cql_type.name == "timeuuid" and version != 1:
+        raise _mismatch(cql_type, value, f"a timeuuid must be a version 1 UUID, not version {version}")
     return parsed
 
 

@@ -12,15 +12,14 @@ from typing import Sequence
 
 import numpy as np
 
-MASK64 = (1 << 64) - 1
+from python_udfs.int64 import INT64_MAX, INT64_MIN, MASK64, to_signed64
+
 C1 = 0x87C37B91114253D5
 C2 = 0x4CF5AD432745937F
 FMIX_C1 = 0xFF51AFD7ED558CCD
 FMIX_C2 = 0xC4CEB9FE1A85EC53
 H1_ADD = 0x52DCE729
 H2_ADD = 0x38495AB5
-INT64_MIN = -(1 << 63)
-INT64_MAX = (1 << 63) - 1
 
 
 def _rotl(x: int, r: int) -> int:
@@ -91,8 +90,7 @@ def normalize_token(h1_signed: int) -> int:
 
 def murmur3_token(data: bytes) -> int:
     """Murmur3Partitioner token of a routing key (§1.4). The empty key gives 0."""
-    h1 = murmur3_x64_128(bytes(data))[0]
-    return normalize_token(h1 - (1 << 64) if h1 >> 63 else h1)
+    return normalize_token(to_signed64(murmur3_x64_128(bytes(data))[0]))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,10 +14,7 @@ from typing import Union
 
 import numpy as np
 
-INT64_MIN = -(1 << 63)
-INT64_MAX = (1 << 63) - 1
-TWO_64 = 1 << 64
-MASK64 = TWO_64 - 1
+from python_udfs.int64 import INT64_MAX, INT64_MIN, MASK64
 
 
 class SentinelToken:

@@ -10,6 +10,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from python_udfs.int64 import as_uint64_bits
 from python_udfs.murmur3 import normalize_token
 from python_udfs.sharding import MIN_TOKEN, Token
 
@@ -82,12 +83,12 @@ def random38_for(*stable_inputs: object) -> int:
 # Vectorized
 
 def stream_ids_for(tokens: np.ndarray, vnode_indexes: np.ndarray, randoms: np.ndarray) -> list[bytes]:
-    """Vectorized ``stream_id_for``."""
+    """Vectorized ``stream_id_for`` (randoms as int64, uint64 or Python ints; low 38 bits used)."""
     tokens = np.asarray(tokens, dtype=np.int64)
     indexes = np.asarray(vnode_indexes, dtype=np.int64)
     if indexes.size and (indexes.min() < 0 or indexes.max() > INDEX_MASK):
         raise ValueError("vnode index must be in [0, 2^22)")
-    randoms = np.asarray(randoms, dtype=np.int64).view(np.uint64) & np.uint64(RANDOM_MASK)
+    randoms = as_uint64_bits(randoms) & np.uint64(RANDOM_MASK)
     low = (np.uint64(STREAM_ID_VERSION_1) | (indexes.astype(np.uint64) << np.uint64(INDEX_SHIFT))
            | (randoms << np.uint64(RANDOM_SHIFT)))
     packed = np.empty((len(tokens), 2), dtype=">u8")

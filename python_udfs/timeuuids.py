@@ -9,12 +9,13 @@ from typing import Sequence
 
 import numpy as np
 
+from python_udfs.int64 import MASK64, as_uint64_bits
+
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
-MASK64 = (1 << 64) - 1
 
 
 def _msb_from_ticks(t60: int) -> int:
@@ -60,7 +61,7 @@ _U = np.uint64
 
 
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
-    """Vectorized ``timeuuid_from_micros`` (int64 inputs)."""
+    """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
     if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
         raise ValueError("timestamp outside the timeuuid range")
@@ -68,7 +69,7 @@ def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
         msb = ((t60 & _U(0xFFFFFFFF)) << _U(32)) | (((t60 >> _U(32)) & _U(0xFFFF)) << _U(16)) \
             | _U(VERSION_1_BITS) | ((t60 >> _U(48)) & _U(0x0FFF))
-        lsb = (np.asarray(random64, dtype=np.int64).view(np.uint64) & _U(VARIANT_CLEAR_MASK)) | _U(VARIANT_RFC4122)
+        lsb = (as_uint64_bits(random64) & _U(VARIANT_CLEAR_MASK)) | _U(VARIANT_RFC4122)
     return [_format_uuid(int(m), int(l)) for m, l in zip(msb.tolist(), lsb.tolist())]
 
 

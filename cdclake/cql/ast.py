@@ -218,12 +218,6 @@ class Statement:
     pos: Pos
     text: str
 
-    @property
-    def describe(self) -> str:
-        """The first words of the statement, for messages."""
-        flat = " ".join(self.text.split())
-        return flat if len(flat) <= 60 else flat[:57] + "..."
-
 
 @dataclass(frozen=True)
 class ColumnDefinition:

@@ -192,10 +192,7 @@ def _table_options(stream: TokenStream) -> ast.TableOptions:
             stream.expect_punct("(")
             while True:
                 column = stream.identifier("column name")
-                direction = "desc" if stream.accept_word("desc") else "asc"
-                if direction == "asc":
-                    stream.accept_word("asc")
-                clustering_order.append((column, direction))
+                clustering_order.append((column, _direction(stream)))
                 if not stream.accept_punct(","):
                     break
             stream.expect_punct(")")
@@ -210,6 +207,14 @@ def _table_options(stream: TokenStream) -> ast.TableOptions:
             properties[name] = px.property_value(stream)
         if not stream.accept_word("and"):
             return ast.TableOptions(properties, tuple(clustering_order), compact_storage)
+
+
+def _direction(stream: TokenStream) -> str:
+    """An optional ``ASC``/``DESC``; ascending when absent."""
+    if stream.accept_word("desc"):
+        return "desc"
+    stream.accept_word("asc")
+    return "asc"
 
 
 def _create_type(stream: TokenStream) -> ast.CreateType:
@@ -466,7 +471,7 @@ def _select(stream: TokenStream) -> ast.Select:
     if stream.accept_words("order", "by"):
         while True:
             stream.identifier("column name")
-            stream.accept_word("asc") or stream.accept_word("desc")
+            _direction(stream)
             if not stream.accept_punct(","):
                 break
     if stream.accept_words("per", "partition", "limit"):
@@ -487,10 +492,10 @@ def _identifier_list(stream: TokenStream) -> None:
         stream.identifier("column name")
 
 
-def _selector(stream: TokenStream) -> None:
+def _selector(stream: TokenStream, allow_alias: bool = True) -> None:
     if stream.accept_word("cast"):
         stream.expect_punct("(")
-        _selector(stream)
+        _selector(stream, allow_alias=False)
         stream.expect_word("as")
         px.type_expr(stream)
         stream.expect_punct(")")
@@ -515,5 +520,5 @@ def _selector(stream: TokenStream) -> None:
             stream.expect_punct("]")
         else:
             break
-    if stream.accept_word("as"):
+    if allow_alias and stream.accept_word("as"):
         stream.identifier("alias")

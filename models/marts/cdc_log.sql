@@ -31,8 +31,8 @@ key_cells as (
     select
         log_rows.write_id, log_rows.keyspace_name, log_rows.table_name, log_rows.partition_key,
         log_rows.change_ts, log_rows.batch_seq_no,
-        key_column.key as column_name,
-        key_column.value as value
+        key_column_name as column_name,
+        key_column_value as value
     from log_rows
     inner join partitions
         on
@@ -45,7 +45,7 @@ key_cells as (
             partitions.partition_key_members,
             coalesce(cdc_json_members(log_rows.clustering_prefix), map())
         )
-    ) key_columns as key_column
+    ) key_columns as key_column_name, key_column_value
 
 ),
 

@@ -1,0 +1,532 @@
+"""Keyspaces, user types and tables built from DDL, with ScyllaDB's validation.
+
+Each ``Catalog`` method applies one DDL statement: it validates everything first and changes
+the catalog only when the statement is valid (nothing is half-applied). Errors carry ScyllaDB's
+texts (``create_table_statement.cc``, ``alter_table_statement.cc``, ``cdc/log.cc``).
+
+Column order: partition-key and clustering columns keep their PRIMARY KEY order; static and
+regular columns are ordered by name, comparing UTF-8 bytes. That is ScyllaDB's column id order
+(``schema::rebuild`` insists "Regular columns should be sorted by name", using the UTF-8
+comparator of ``regular_column_name_type``), the order the CDC log derives its columns in
+(scylla-log.md §2.2), and the ``position`` given to ``BaseColumn`` rows.
+
+CDC log tables are not modelled as tables: the catalog only remembers which ``<t>_scylla_cdc_log``
+names are taken by a log (attached while CDC is on, detached but kept after it is turned off,
+scylla-log.md §1), to refuse name clashes as ScyllaDB does.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+from cdclake.cql import ast
+from cdclake.cql import types as t
+from cdclake.cql.cdc_options import CdcOptions, parse_cdc_options
+from cdclake.cql.errors import (
+    CqlAlreadyExistsError, CqlConfigurationError, CqlRequestError, CqlUnsupportedError,
+)
+from cdclake.schema_records import BaseColumn, BaseTable
+
+CDC_LOG_SUFFIX = "_scylla_cdc_log"
+NAME_LENGTH = 48
+MAX_TTL_SECONDS = 20 * 365 * 86400          # 630720000, ScyllaDB's max_ttl
+_NAME = re.compile(r"\w+\Z")
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: t.CqlType
+    kind: str                        # 'partition_key' | 'clustering' | 'static' | 'regular'
+    clustering_order: str = "none"   # 'asc' | 'desc' for clustering columns
+
+    @property
+    def is_primary_key(self) -> bool:
+        return self.kind in ("partition_key", "clustering")
+
+
+@dataclass(frozen=True)
+class Table:
+    keyspace: str
+    name: str
+    partition_key: tuple[Column, ...]
+    clustering: tuple[Column, ...]
+    static: tuple[Column, ...]
+    regular: tuple[Column, ...]
+    cdc: CdcOptions = CdcOptions()
+    default_time_to_live: int = 0
+    compact_storage: bool = False
+    properties: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.keyspace}.{self.name}"
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        return self.partition_key + self.clustering + self.static + self.regular
+
+    def column(self, name: str) -> Optional[Column]:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        return None
+
+    @property
+    def is_counter(self) -> bool:
+        return any(column.type.is_counter for column in self.static + self.regular)
+
+    def with_columns(self, static: list[Column], regular: list[Column]) -> "Table":
+        return replace(self, static=_by_name(static), regular=_by_name(regular))
+
+
+def _by_name(columns: list[Column]) -> tuple[Column, ...]:
+    return tuple(sorted(columns, key=lambda column: column.name.encode("utf-8")))
+
+
+@dataclass
+class Keyspace:
+    name: str
+    properties: dict
+    tables: dict[str, Table] = field(default_factory=dict)
+    user_types: dict[str, t.UserType] = field(default_factory=dict)
+    cdc_log_names: set[str] = field(default_factory=set)   # names taken by (attached or detached) CDC logs
+
+
+class Catalog:
+    def __init__(self) -> None:
+        self.keyspaces: dict[str, Keyspace] = {}
+
+    # ------------------------------------------------------------------ lookups
+    def keyspace(self, name: str) -> Keyspace:
+        found = self.keyspaces.get(name)
+        if found is None:
+            raise CqlRequestError(f"Keyspace {name} does not exist")
+        return found
+
+    def table(self, keyspace: str, name: str) -> Table:
+        found = self.keyspace(keyspace).tables.get(name)
+        if found is None:
+            if name in self.keyspaces[keyspace].cdc_log_names:
+                raise CqlUnsupportedError(f"statements on CDC log table {keyspace}.{name} are not supported")
+            raise CqlRequestError(f"unconfigured table {name}")
+        return found
+
+    def user_type(self, keyspace: str, name: str) -> Optional[t.UserType]:
+        found = self.keyspaces.get(keyspace)
+        return found.user_types.get(name) if found else None
+
+    def resolve_type(self, expr: ast.TypeExpr, keyspace: str) -> t.CqlType:
+        return t.resolve_type(expr, keyspace, self.user_type)
+
+    # ------------------------------------------------------------------ keyspaces
+    def create_keyspace(self, statement: ast.CreateKeyspace) -> None:
+        _check_name(statement.keyspace, "keyspace")
+        replication = statement.properties.get("replication")
+        if not isinstance(replication, dict) or "class" not in replication:
+            raise CqlConfigurationError("Missing mandatory replication strategy class")
+        if statement.keyspace in self.keyspaces:
+            if statement.if_not_exists:
+                return
+            raise CqlAlreadyExistsError(f"Keyspace {statement.keyspace} already exists")
+        self.keyspaces[statement.keyspace] = Keyspace(statement.keyspace, dict(statement.properties))
+
+    def alter_keyspace(self, statement: ast.AlterKeyspace) -> None:
+        self.keyspace(statement.keyspace).properties.update(statement.properties)
+
+    def drop_keyspace(self, statement: ast.DropObject) -> None:
+        name = statement.name.name
+        if name not in self.keyspaces:
+            if statement.if_exists:
+                return
+            raise CqlRequestError(f"Cannot drop non existing keyspace '{name}'.")
+        del self.keyspaces[name]
+
+    # ------------------------------------------------------------------ user types
+    def create_type(self, statement: ast.CreateType, keyspace_name: str) -> None:
+        keyspace = self.keyspace(keyspace_name)
+        name = statement.type_name.name
+        names = [field_name for field_name, _ in statement.fields]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise CqlRequestError(f"Duplicate field name {duplicates[0]} in type {name}")
+        field_types = tuple(self._field_type(expr, keyspace_name) for _, expr in statement.fields)
+        if name in keyspace.user_types:
+            if statement.if_not_exists:
+                return
+            raise CqlAlreadyExistsError(f"A user type of name {keyspace_name}.{name} already exists")
+        keyspace.user_types[name] = t.UserType(keyspace_name, name, tuple(names), field_types)
+
+    def _field_type(self, expr: ast.TypeExpr, keyspace_name: str) -> t.CqlType:
+        field_type = self.resolve_type(expr, keyspace_name)
+        if field_type.is_counter:
+            raise CqlRequestError("A user type cannot contain counters")
+        if isinstance(field_type, t.UserType) and field_type.is_multi_cell:
+            raise CqlRequestError("A user type cannot contain non-frozen UDTs")
+        return field_type
+
+    def alter_type(self, statement: ast.AlterType, keyspace_name: str) -> None:
+        keyspace = self.keyspace(keyspace_name)
+        name = statement.type_name.name
+        current = keyspace.user_types.get(name)
+        if current is None:
+            raise CqlRequestError(f"No user type named {keyspace_name}.{name} exists.")
+        if statement.action == "add":
+            field_name, expr = statement.fields[0]
+            if field_name in current.field_names:
+                raise CqlRequestError(f"Cannot add new field {field_name} to type {keyspace_name}.{name}: "
+                                      "a field of the same name already exists")
+            updated = replace(current, field_names=current.field_names + (field_name,),
+                              field_types=current.field_types + (self._field_type(expr, keyspace_name),))
+        else:
+            names = list(current.field_names)
+            for old, new in statement.renames:
+                if old not in names:
+                    raise CqlRequestError(f"Unknown field {old} in type {keyspace_name}.{name}")
+                names[names.index(old)] = new
+            if len(set(names)) != len(names):
+                raise CqlRequestError(f"Duplicate field name in type {keyspace_name}.{name} after renaming")
+            updated = replace(current, field_names=tuple(names))
+        self._replace_user_type(keyspace, updated)
+
+    def _replace_user_type(self, keyspace: Keyspace, updated: t.UserType) -> None:
+        for type_name, user_type in list(keyspace.user_types.items()):
+            is_updated = type_name == updated.name
+            keyspace.user_types[type_name] = updated if is_updated else t.replace_user_type(user_type, updated)
+        for table_name, table in list(keyspace.tables.items()):
+            keyspace.tables[table_name] = replace(table, **{
+                part: tuple(replace(column, type=t.replace_user_type(column.type, updated))
+                            for column in getattr(table, part))
+                for part in ("partition_key", "clustering", "static", "regular")})
+
+    def drop_type(self, statement: ast.DropObject, keyspace_name: str) -> None:
+        keyspace = self.keyspace(keyspace_name)
+        name = statement.name.name
+        if name not in keyspace.user_types:
+            if statement.if_exists:
+                return
+            raise CqlRequestError(f"No user type named {keyspace_name}.{name} exists.")
+        for table in keyspace.tables.values():
+            if any(t.uses_user_type(column.type, keyspace_name, name) for column in table.columns):
+                raise CqlRequestError(f"Cannot drop user type {keyspace_name}.{name} as it is still used by table "
+                                      f"{table.qualified_name}")
+        for other_name, other in keyspace.user_types.items():
+            if other_name != name and any(t.uses_user_type(ft, keyspace_name, name) for ft in other.field_types):
+                raise CqlRequestError(f"Cannot drop user type {keyspace_name}.{name} as it is still used by user type "
+                                      f"{other_name}")
+        del keyspace.user_types[name]
+
+    # ------------------------------------------------------------------ tables
+    def create_table(self, statement: ast.CreateTable, keyspace_name: str) -> None:
+        name = statement.table.name
+        if not _NAME.match(name):
+            raise CqlRequestError(f'"{name}" is not a valid table name '
+                                  '(must be alphanumeric character only: [0-9A-Za-z]+)')
+        if len(name) > NAME_LENGTH:
+            raise CqlRequestError(f'Table names shouldn\'t be more than {NAME_LENGTH} characters long (got "{name}")')
+        if keyspace_name not in self.keyspaces:
+            raise CqlRequestError(f"Cannot create a table in a non-existent keyspace: {keyspace_name}")
+        keyspace = self.keyspaces[keyspace_name]
+        table = build_table(statement, keyspace_name, self.resolve_type)
+        if table.cdc.enabled:
+            self._check_cdc_can_be_enabled(keyspace, table)
+        if name in keyspace.tables or name in keyspace.cdc_log_names:
+            if statement.if_not_exists:
+                return
+            raise CqlAlreadyExistsError(f'Cannot add already existing table "{name}" to keyspace "{keyspace_name}"')
+        keyspace.tables[name] = table
+        if table.cdc.enabled:
+            keyspace.cdc_log_names.add(name + CDC_LOG_SUFFIX)
+
+    def _check_cdc_can_be_enabled(self, keyspace: Keyspace, table: Table) -> None:
+        """ScyllaDB's checks when CDC gets enabled (scylla-log.md §1)."""
+        if table.is_counter:
+            raise CqlRequestError(f"Cannot create CDC log for table {table.qualified_name}. "
+                                  "Counter support not implemented")
+        log_name = table.name + CDC_LOG_SUFFIX
+        if log_name in keyspace.tables:
+            raise CqlRequestError(f"Cannot create CDC log table for table {table.qualified_name} because a table "
+                                  f"of name {keyspace.name}.{log_name} already exists")
+
+    def alter_table(self, statement: ast.AlterTable, keyspace_name: str) -> None:
+        keyspace = self.keyspace(keyspace_name)
+        name = statement.table.name
+        if name in keyspace.cdc_log_names and name not in keyspace.tables:
+            self._refuse_log_table_alter(statement, keyspace_name)
+        table = self.table(keyspace_name, name)
+        if statement.action == "with":
+            updated = self._table_with_options(table, statement.options)
+            if updated.cdc.enabled:
+                self._check_cdc_can_be_enabled(keyspace, updated)
+                keyspace.cdc_log_names.add(name + CDC_LOG_SUFFIX)
+        elif statement.action == "add":
+            updated = self._table_with_added_columns(table, statement.columns)
+        elif statement.action == "drop":
+            updated = _table_without_columns(table, statement.column_names)
+        elif statement.action == "rename":
+            updated = _table_with_renamed_keys(table, statement.renames)
+        else:
+            raise CqlRequestError("Altering column types is not supported by ScyllaDB")
+        keyspace.tables[name] = updated
+
+    @staticmethod
+    def _refuse_log_table_alter(statement: ast.AlterTable, keyspace_name: str) -> None:
+        name = statement.table.name
+        cdc = statement.options.properties.get("cdc") if statement.options else None
+        if cdc is not None and parse_cdc_options(cdc).enabled:
+            raise CqlRequestError(f"Cannot create a CDC log for a table {keyspace_name}.{name}, "
+                                  "because creating nested CDC logs is not allowed")
+        raise CqlUnsupportedError(f"ALTER TABLE of CDC log table {keyspace_name}.{name} is not supported")
+
+    def _table_with_options(self, table: Table, options: ast.TableOptions) -> Table:
+        if options.clustering_order:
+            raise CqlRequestError("Cannot change the CLUSTERING ORDER of an existing table")
+        if options.compact_storage:
+            raise CqlRequestError("Cannot add COMPACT STORAGE to an existing table")
+        properties = dict(options.properties)
+        changes: dict = {}
+        if "cdc" in properties:
+            changes["cdc"] = parse_cdc_options(properties.pop("cdc"))
+        if "default_time_to_live" in properties:
+            changes["default_time_to_live"] = _default_ttl(properties.pop("default_time_to_live"))
+            if changes["default_time_to_live"] > 0 and table.is_counter:
+                raise CqlRequestError("Cannot set default_time_to_live on a table with counters")
+        return replace(table, properties={**table.properties, **properties}, **changes)
+
+    def _table_with_added_columns(self, table: Table, definitions: tuple[ast.ColumnDefinition, ...]) -> Table:
+        static, regular = list(table.static), list(table.regular)
+        for definition in definitions:
+            if table.column(definition.name) or any(c.name == definition.name for c in static + regular):
+                raise CqlRequestError(f"Invalid column name {definition.name} because it conflicts with an "
+                                      "existing column")
+            column_type = self.resolve_type(definition.type, table.keyspace)
+            if definition.is_static:
+                if table.compact_storage:
+                    raise CqlRequestError("Static columns are not supported in COMPACT STORAGE tables")
+                if not table.clustering:
+                    raise CqlRequestError("Static columns are only useful (and thus allowed) if the table has "
+                                          "at least one clustering column")
+            if column_type.is_counter and not table.is_counter:
+                raise CqlConfigurationError(f"Cannot add a counter column ({definition.name}) in a non counter "
+                                            "column family")
+            if table.is_counter and not column_type.is_counter:
+                raise CqlConfigurationError(f"Cannot add a non counter column ({definition.name}) in a counter "
+                                            "column family")
+            if table.compact_storage and column_type.is_multi_cell:
+                raise CqlRequestError("Cannot use non-frozen collections in COMPACT STORAGE tables")
+            _check_non_frozen_udt(column_type)
+            column = Column(definition.name, column_type, "static" if definition.is_static else "regular")
+            (static if definition.is_static else regular).append(column)
+        return table.with_columns(static, regular)
+
+    def drop_table(self, statement: ast.DropObject, keyspace_name: str) -> None:
+        keyspace = self.keyspace(keyspace_name)
+        name = statement.name.name
+        if name in keyspace.tables:
+            del keyspace.tables[name]
+            keyspace.cdc_log_names.discard(name + CDC_LOG_SUFFIX)
+            return
+        if name in keyspace.cdc_log_names:
+            base = keyspace.tables.get(name[: -len(CDC_LOG_SUFFIX)])
+            if base is not None and base.cdc.enabled:
+                raise CqlRequestError(f"Cannot drop CDC log table {keyspace_name}.{name} while CDC is enabled on "
+                                      f"{base.qualified_name}")
+            keyspace.cdc_log_names.discard(name)
+            return
+        if not statement.if_exists:
+            raise CqlRequestError(f"Cannot drop non existing table '{name}' in keyspace '{keyspace_name}'.")
+
+    # ------------------------------------------------------------------ records
+    def base_tables(self) -> list[BaseTable]:
+        return [BaseTable(
+            keyspace_name=table.keyspace, table_name=table.name, cdc_enabled=table.cdc.enabled,
+            cdc_preimage=table.cdc.preimage if table.cdc.enabled else "false",
+            cdc_postimage=table.cdc.postimage if table.cdc.enabled else False,
+            cdc_delta=table.cdc.delta if table.cdc.enabled else "full",
+            cdc_ttl_seconds=table.cdc.ttl_seconds if table.cdc.enabled else CdcOptions().ttl_seconds,
+            default_time_to_live=table.default_time_to_live,
+        ) for table in self._all_tables()]
+
+    def base_columns(self) -> list[BaseColumn]:
+        rows = []
+        for table in self._all_tables():
+            for kind_columns in (table.partition_key, table.clustering, table.static, table.regular):
+                for position, column in enumerate(kind_columns):
+                    rows.append(BaseColumn(
+                        keyspace_name=table.keyspace, table_name=table.name, column_name=column.name,
+                        kind=column.kind, position=position, cql_type=column.type.cql_text(),
+                        clustering_order=column.clustering_order))
+        return rows
+
+    def _all_tables(self) -> list[Table]:
+        return [table for keyspace in self.keyspaces.values() for table in keyspace.tables.values()]
+
+
+# ---------------------------------------------------------------------------- CREATE TABLE
+
+
+def build_table(statement: ast.CreateTable, keyspace: str, resolve_type) -> Table:
+    """The ``Table`` a CREATE TABLE statement defines (``create_table_statement::raw_statement::prepare``)."""
+    names = [column.name for column in statement.columns]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise CqlRequestError(f"Multiple definition of identifier {name}")
+    if not statement.primary_keys:
+        raise CqlRequestError("No PRIMARY KEY specified (exactly one required)")
+    if len(statement.primary_keys) > 1:
+        raise CqlRequestError("Multiple PRIMARY KEYs specified (exactly one required)")
+    options = statement.options
+    properties = dict(options.properties)
+    cdc = parse_cdc_options(properties.pop("cdc")) if "cdc" in properties else CdcOptions()
+    default_ttl = _default_ttl(properties.pop("default_time_to_live")) if "default_time_to_live" in properties else 0
+
+    remaining = {column.name: column for column in statement.columns}
+    types = {column.name: resolve_type(column.type, keyspace) for column in statement.columns}
+    for column in statement.columns:
+        if default_ttl > 0 and types[column.name].is_counter:
+            raise CqlRequestError("Cannot set default_time_to_live on a table with counters")
+        _check_non_frozen_udt(types[column.name])
+    partition_names, clustering_names = statement.primary_keys[0]
+    key_columns = []
+    for kind, key_names in (("partition_key", partition_names), ("clustering", clustering_names)):
+        for key_name in key_names:
+            definition = remaining.pop(key_name, None)
+            if definition is None:
+                raise CqlRequestError(f"Unknown definition {key_name} referenced in PRIMARY KEY")
+            _check_key_column(definition, types[key_name])
+            key_columns.append((kind, key_name))
+    _check_static_columns(statement, clustering_names, options.compact_storage)
+    orders = _clustering_orders(options.clustering_order, clustering_names)
+    partition = tuple(Column(n, types[n], "partition_key") for k, n in key_columns if k == "partition_key")
+    clustering = tuple(Column(n, types[n], "clustering", orders[n]) for k, n in key_columns if k == "clustering")
+    static = [Column(n, types[n], "static") for n, d in remaining.items() if d.is_static]
+    regular = [Column(n, types[n], "regular") for n, d in remaining.items() if not d.is_static]
+    if options.compact_storage:
+        _check_compact_storage(clustering_names, static + regular)
+    table = Table(keyspace, statement.table.name, partition, clustering, (), (), cdc, default_ttl,
+                  options.compact_storage, properties).with_columns(static, regular)
+    _check_counter_columns(table)
+    return table
+
+
+def _check_key_column(definition: ast.ColumnDefinition, column_type: t.CqlType) -> None:
+    name = definition.name
+    if column_type.is_multi_cell:
+        what = "collection" if t.is_collection(column_type) else "user-defined"
+        raise CqlRequestError(f"Invalid non-frozen {what} type for PRIMARY KEY component {name}")
+    if column_type.is_counter:
+        raise CqlRequestError(f"counter type is not supported for PRIMARY KEY part {name}")
+    if t.references_duration(column_type):
+        raise CqlRequestError(f"duration type is not supported for PRIMARY KEY part {name}")
+    if definition.is_static:
+        raise CqlRequestError(f"Static column {name} cannot be part of the PRIMARY KEY")
+
+
+def _check_non_frozen_udt(column_type: t.CqlType) -> None:
+    if isinstance(column_type, t.UserType) and column_type.is_multi_cell:
+        if any(field_type.is_multi_cell for field_type in column_type.field_types):
+            raise CqlRequestError("Non-frozen UDTs with nested non-frozen collections are not supported")
+
+
+def _check_static_columns(statement: ast.CreateTable, clustering_names, compact_storage: bool) -> None:
+    if any(column.is_static for column in statement.columns):
+        if compact_storage:
+            raise CqlRequestError("Static columns are not supported in COMPACT STORAGE tables")
+        if not clustering_names:
+            raise CqlRequestError("Static columns are only useful (and thus allowed) if the table has at least one "
+                                  "clustering column")
+
+
+def _clustering_orders(defined: tuple[tuple[str, str], ...], clustering_names) -> dict[str, str]:
+    if len(defined) > len(clustering_names):
+        raise CqlRequestError("Only clustering key columns can be defined in CLUSTERING ORDER directive")
+    defined_names = [name for name, _ in defined]
+    for index, (name, _) in enumerate(defined):
+        expected = clustering_names[index]
+        if name != expected:
+            if expected in defined_names:
+                raise CqlRequestError(f"The order of columns in the CLUSTERING ORDER directive must be the one of the "
+                                      f"clustering key ({expected} must appear before {name})")
+            raise CqlRequestError(f"Missing CLUSTERING ORDER for column {expected}")
+    orders = {name: "asc" for name in clustering_names}
+    orders.update(dict(defined))
+    return orders
+
+
+def _check_compact_storage(clustering_names, non_key_columns: list[Column]) -> None:
+    if any(column.type.is_multi_cell for column in non_key_columns):
+        raise CqlRequestError("Non-frozen collections and UDTs are not supported with COMPACT STORAGE")
+    if clustering_names and len(non_key_columns) > 1:
+        raise CqlRequestError("COMPACT STORAGE with composite PRIMARY KEY allows no more than one column not part "
+                              f"of the PRIMARY KEY (got: {', '.join(c.name for c in non_key_columns)})")
+    if not clustering_names and not non_key_columns:
+        raise CqlRequestError("COMPACT STORAGE with non-composite PRIMARY KEY require one column not part of the "
+                              "PRIMARY KEY, none given")
+
+
+def _check_counter_columns(table: Table) -> None:
+    """``schema::rebuild``: a counter table has only counter non-key columns and vice versa."""
+    if table.is_counter:
+        for column in table.static + table.regular:
+            if not column.type.is_counter:
+                raise CqlConfigurationError(f"Cannot add a non counter column ({column.name}) in a counter "
+                                            "column family")
+
+
+def _default_ttl(raw: object) -> int:
+    try:
+        ttl = int(str(raw))
+    except ValueError:
+        raise CqlConfigurationError(f"Invalid value for default_time_to_live: {raw} is not an integer") from None
+    if ttl < 0:
+        raise CqlConfigurationError("default_time_to_live must be greater than or equal to 0 (got {})".format(ttl))
+    if ttl > MAX_TTL_SECONDS:
+        raise CqlConfigurationError(f"default_time_to_live must be less than or equal to {MAX_TTL_SECONDS} (got {ttl})")
+    return ttl
+
+
+def _check_name(name: str, what: str) -> None:
+    if not _NAME.match(name):
+        raise CqlRequestError(f'"{name}" is not a valid {what} name '
+                              '(must contain alphanumeric character only: [0-9A-Za-z]+)')
+    if len(name) > NAME_LENGTH:
+        raise CqlRequestError(f"{what.capitalize()} names shouldn't be more than {NAME_LENGTH} characters long "
+                              f'(got "{name}")')
+
+
+# ---------------------------------------------------------------------------- ALTER TABLE
+
+
+def _table_without_columns(table: Table, names: tuple[str, ...]) -> Table:
+    static, regular = list(table.static), list(table.regular)
+    for name in names:
+        column = table.column(name)
+        if column is None:
+            raise CqlRequestError(f"Column {name} was not found in table {table.name}")
+        if column.is_primary_key:
+            raise CqlRequestError(f"Cannot drop PRIMARY KEY part {name}")
+        static = [c for c in static if c.name != name]
+        regular = [c for c in regular if c.name != name]
+    if table.compact_storage and not static + regular:
+        raise CqlRequestError("Cannot drop the last column of a COMPACT STORAGE table")
+    return table.with_columns(static, regular)
+
+
+def _table_with_renamed_keys(table: Table, renames: tuple[tuple[str, str], ...]) -> Table:
+    partition, clustering = list(table.partition_key), list(table.clustering)
+    taken = {column.name for column in table.columns}
+    for old, new in renames:
+        column = table.column(old)
+        if column is None:
+            raise CqlRequestError(f"Cannot rename unknown column {old} in keyspace {table.keyspace}")
+        if not column.is_primary_key:
+            raise CqlRequestError(f"Cannot rename non PRIMARY KEY part {old}")
+        if new in taken:
+            raise CqlRequestError(f"Cannot rename column {old} to {new} in keyspace {table.keyspace}; "
+                                  "another column of that name already exist")
+        taken.discard(old)
+        taken.add(new)
+        partition = [replace(c, name=new) if c.name == old else c for c in partition]
+        clustering = [replace(c, name=new) if c.name == old else c for c in clustering]
+    return replace(table, partition_key=tuple(partition), clustering=tuple(clustering))

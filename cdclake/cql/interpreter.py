@@ -1,0 +1,168 @@
+"""Runs a CQL script the way a client and a ScyllaDB cluster would, producing the base-mutation
+atoms of every accepted write and the schema records of the resulting tables.
+
+* Client clock: statement ``k`` (0-based over all statements of the script, DDL, USE and
+  SELECT included; a BATCH is one statement) runs at ``now_us + k * step_us``; that is the
+  write timestamp unless ``USING TIMESTAMP`` says otherwise. The coordinator's clock for the
+  write (``coordinator_now_us``) is the client clock plus ``skew_us``.
+* ``write_id`` numbers the executed writes (a DML statement or a BATCH) 1, 2, ...
+* A statement ScyllaDB would reject is reported in ``errors`` and skipped; nothing of it is
+  applied (a BATCH is rejected whole) and the script goes on, as with cqlsh.
+* A syntax error anywhere raises ``CqlSyntaxError`` before anything runs. A construct this
+  front door cannot replay raises ``CqlUnsupportedError`` naming the statement.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from cdclake.cql import ast
+from cdclake.cql.catalog import Catalog, Table
+from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
+from cdclake.cql.mutation_builder import MutationBuilder
+from cdclake.cql.mutations import plan_delete, plan_insert, plan_update, using_timestamp, write_attributes
+from cdclake.cql.parser import parse_script
+from cdclake.mutations import Atom
+from cdclake.schema_records import BaseColumn, BaseTable
+
+
+@dataclass(frozen=True)
+class StatementError:
+    """A statement ScyllaDB rejects: its 0-based ``index`` over the script's statements (the
+    clock's ``k``), first ``line``, source text, ScyllaDB's ``message`` and CQL error ``code``.
+    ``str()`` names it for people as ``statement <index + 1> (line <line>): <text>: <message>``."""
+
+    index: int
+    line: int
+    statement: str
+    message: str
+    code: str
+
+    def __str__(self) -> str:
+        return f"{_statement_label(self.index, self.line, self.statement)}: {self.message}"
+
+
+@dataclass
+class ScriptResult:
+    """Atoms of the accepted writes in execution order; schema records of the final catalog."""
+
+    atoms: list[Atom] = field(default_factory=list)
+    tables: list[BaseTable] = field(default_factory=list)
+    columns: list[BaseColumn] = field(default_factory=list)
+    errors: list[StatementError] = field(default_factory=list)
+    statements_run: int = 0        # statements executed without error
+
+
+def _statement_label(index: int, line: int, text: str) -> str:
+    flat = " ".join(text.split())
+    short = flat if len(flat) <= 60 else flat[:57] + "..."
+    return f"statement {index + 1} (line {line}): {short}"
+
+
+def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0) -> ScriptResult:
+    """Parse and run a whole CQL script (see the module docstring for the clock rules)."""
+    statements = parse_script(text)
+    runner = _ScriptRunner()
+    result = ScriptResult()
+    for index, statement in enumerate(statements):
+        client_now = now_us + index * step_us
+        try:
+            atoms = runner.execute(statement, client_now, client_now + skew_us)
+        except CqlRequestError as error:
+            result.errors.append(StatementError(index, statement.pos.line, statement.text, error.message, error.code))
+            continue
+        except CqlUnsupportedError as error:
+            label = _statement_label(index, statement.pos.line, statement.text)
+            raise CqlUnsupportedError(f"{label}: {error}") from None
+        result.atoms.extend(atoms)
+        result.statements_run += 1
+    result.tables = runner.catalog.base_tables()
+    result.columns = runner.catalog.base_columns()
+    return result
+
+
+class _ScriptRunner:
+    def __init__(self) -> None:
+        self.catalog = Catalog()
+        self.current_keyspace: Optional[str] = None
+        self.last_write_id = 0
+
+    def keyspace_of(self, name: ast.QualifiedName) -> str:
+        keyspace = name.keyspace or self.current_keyspace
+        if keyspace is None:
+            raise CqlRequestError("No keyspace has been specified. "
+                                  "USE a keyspace, or explicitly specify keyspace.tablename")
+        return keyspace
+
+    def table_of(self, name: ast.QualifiedName) -> Table:
+        return self.catalog.table(self.keyspace_of(name), name.name)
+
+    def execute(self, statement: ast.Statement, client_now: int, coordinator_now: int) -> list[Atom]:
+        """Run one statement; returns the atoms it wrote (DDL and reads write none)."""
+        if isinstance(statement, (ast.Insert, ast.Update, ast.Delete, ast.Batch)):
+            builder = MutationBuilder()
+            if isinstance(statement, ast.Batch):
+                self.plan_batch(statement, client_now, builder)
+            else:
+                self.plan_write(statement, builder, client_now)
+            self.last_write_id += 1
+            return builder.atoms(self.last_write_id, coordinator_now)
+        self.execute_other(statement)
+        return []
+
+    def plan_write(self, statement: ast.DmlStatement, builder: MutationBuilder, default_timestamp: int) -> None:
+        table = self.table_of(statement.table)
+        attributes = write_attributes(statement.using, table, default_timestamp)
+        planner = {ast.Insert: plan_insert, ast.Update: plan_update, ast.Delete: plan_delete}[type(statement)]
+        planner(statement, table, attributes, builder)
+
+    def plan_batch(self, batch: ast.Batch, client_now: int, builder: MutationBuilder) -> None:
+        if batch.batch_kind == "counter":
+            raise CqlUnsupportedError("COUNTER batches are not supported")
+        if batch.using.ttl is not None:
+            raise CqlRequestError("Global TTL on the BATCH statement is not supported.")
+        batch_timestamp = client_now
+        if batch.using.timestamp is not None:
+            batch_timestamp = using_timestamp(batch.using.timestamp)
+            if any(statement.using.timestamp is not None for statement in batch.statements):
+                raise CqlRequestError("Timestamp must be set either on BATCH or individual statements")
+        for statement in batch.statements:
+            self.plan_write(statement, builder, batch_timestamp)
+
+    def execute_other(self, statement: ast.Statement) -> None:
+        catalog = self.catalog
+        if isinstance(statement, ast.CreateKeyspace):
+            catalog.create_keyspace(statement)
+        elif isinstance(statement, ast.AlterKeyspace):
+            catalog.alter_keyspace(statement)
+        elif isinstance(statement, ast.UseKeyspace):
+            if statement.keyspace not in catalog.keyspaces:
+                raise CqlRequestError(f"Keyspace '{statement.keyspace}' does not exist")
+            self.current_keyspace = statement.keyspace
+        elif isinstance(statement, ast.CreateTable):
+            catalog.create_table(statement, self.keyspace_of(statement.table))
+        elif isinstance(statement, ast.AlterTable):
+            catalog.alter_table(statement, self.keyspace_of(statement.table))
+        elif isinstance(statement, ast.CreateType):
+            catalog.create_type(statement, self.keyspace_of(statement.type_name))
+        elif isinstance(statement, ast.AlterType):
+            catalog.alter_type(statement, self.keyspace_of(statement.type_name))
+        elif isinstance(statement, ast.DropObject):
+            self.drop(statement)
+        elif isinstance(statement, ast.Select):
+            return
+        elif isinstance(statement, ast.OtherStatement):
+            raise CqlUnsupportedError(f"{statement.kind} statements are not supported")
+        else:
+            raise CqlUnsupportedError(f"{type(statement).__name__} statements are not supported")
+
+    def drop(self, statement: ast.DropObject) -> None:
+        if statement.object_kind == "keyspace":
+            self.catalog.drop_keyspace(statement)
+            if self.current_keyspace == statement.name.name:
+                self.current_keyspace = None
+        elif statement.object_kind == "table":
+            self.catalog.drop_table(statement, self.keyspace_of(statement.name))
+        else:
+            self.catalog.drop_type(statement, self.keyspace_of(statement.name))
+

@@ -1,0 +1,226 @@
+"""Accumulates the base mutations of one client request and emits them as ``Atom`` records.
+
+One request (a statement, or a BATCH) becomes one mutation per touched partition
+(scylla-log.md §3). When several statements of a batch write the same row marker or cell,
+the mutation keeps one winner, reconciled as ScyllaDB's ``compare_atomic_cell_for_merge`` and
+``compare_row_marker_for_merge`` do: the higher timestamp; on a tie a dead cell beats a live
+one, then the greater serialized value, then the expiring one / the longer TTL. A row keeps the
+newest row tombstone, a partition the newest partition tombstone; range tombstones with the same
+bounds keep the newest (overlapping different ranges are kept as they are).
+
+Atoms come out in ScyllaDB's visitation order (§4.4): per partition the static row, then
+clustered rows in clustering order (marker, cells by column order, row tombstone), then range
+tombstones by start bound, then the partition tombstone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from cdclake.cql import ordering
+from cdclake.cql.catalog import Column, Table
+from cdclake.cql.restrictions import ClusteringRange
+from cdclake.cql.serialization import serialize
+from cdclake.cql.values import to_json
+from cdclake.mutations import CELL, PARTITION_TOMBSTONE, RANGE_TOMBSTONE, ROW_MARKER, ROW_TOMBSTONE, Atom
+
+
+@dataclass(frozen=True)
+class CellWrite:
+    """A live (``value`` set) or dead (``value`` None) atomic cell."""
+
+    timestamp: int
+    value: Any = None
+    ttl: Optional[int] = None
+
+    @property
+    def is_live(self) -> bool:
+        return self.value is not None
+
+
+@dataclass(frozen=True)
+class RowMarker:
+    timestamp: int
+    ttl: Optional[int] = None
+
+
+@dataclass
+class _Row:
+    key: tuple
+    marker: Optional[RowMarker] = None
+    cells: dict[str, CellWrite] = field(default_factory=dict)
+    tombstone: Optional[int] = None
+
+
+@dataclass
+class _Partition:
+    table: Table
+    key: tuple
+    static_cells: dict[str, CellWrite] = field(default_factory=dict)
+    rows: dict[str, _Row] = field(default_factory=dict)
+    range_tombstones: dict[tuple, tuple[ClusteringRange, int]] = field(default_factory=dict)
+    tombstone: Optional[int] = None
+
+
+def cell_wins(new: CellWrite, old: CellWrite, column: Column) -> bool:
+    """Whether ``new`` replaces ``old`` when both are in one mutation."""
+    if new.timestamp != old.timestamp:
+        return new.timestamp > old.timestamp
+    if new.is_live != old.is_live:
+        return not new.is_live
+    if not new.is_live:
+        return False
+    new_bytes, old_bytes = serialize(column.type, new.value), serialize(column.type, old.value)
+    if new_bytes != old_bytes:
+        return new_bytes > old_bytes
+    return (new.ttl or 0) > (old.ttl or 0)
+
+
+def marker_wins(new: RowMarker, old: RowMarker) -> bool:
+    if new.timestamp != old.timestamp:
+        return new.timestamp > old.timestamp
+    return (new.ttl or 0) > (old.ttl or 0)
+
+
+class MutationBuilder:
+    """The mutations of one request; ``atoms`` turns them into ``Atom`` records."""
+
+    def __init__(self) -> None:
+        self._partitions: dict[tuple, _Partition] = {}
+
+    def _partition(self, table: Table, key: tuple) -> _Partition:
+        identity = (table.keyspace, table.name, to_json(list(key)))
+        if identity not in self._partitions:
+            self._partitions[identity] = _Partition(table, key)
+        return self._partitions[identity]
+
+    def _row(self, table: Table, partition_key: tuple, clustering_key: tuple) -> _Row:
+        rows = self._partition(table, partition_key).rows
+        identity = to_json(list(clustering_key))
+        if identity not in rows:
+            rows[identity] = _Row(clustering_key)
+        return rows[identity]
+
+    # ------------------------------------------------------------------ adding
+    def add_row_marker(self, table: Table, partition_key: tuple, clustering_key: tuple, marker: RowMarker) -> None:
+        row = self._row(table, partition_key, clustering_key)
+        if row.marker is None or marker_wins(marker, row.marker):
+            row.marker = marker
+
+    def add_cell(self, table: Table, partition_key: tuple, clustering_key: Optional[tuple], column: Column,
+                 cell: CellWrite) -> None:
+        """A cell of ``column``; ``clustering_key`` is None for a static column."""
+        if column.kind == "static":
+            cells = self._partition(table, partition_key).static_cells
+        else:
+            cells = self._row(table, partition_key, clustering_key).cells
+        old = cells.get(column.name)
+        if old is None or cell_wins(cell, old, column):
+            cells[column.name] = cell
+
+    def add_row_tombstone(self, table: Table, partition_key: tuple, clustering_key: tuple, timestamp: int) -> None:
+        row = self._row(table, partition_key, clustering_key)
+        row.tombstone = timestamp if row.tombstone is None else max(row.tombstone, timestamp)
+
+    def add_range_tombstone(self, table: Table, partition_key: tuple, bounds: ClusteringRange, timestamp: int) -> None:
+        tombstones = self._partition(table, partition_key).range_tombstones
+        identity = (to_json(list(bounds.start)), bounds.start_inclusive,
+                    to_json(list(bounds.end)), bounds.end_inclusive)
+        if identity not in tombstones or tombstones[identity][1] < timestamp:
+            tombstones[identity] = (bounds, timestamp)
+
+    def add_partition_tombstone(self, table: Table, partition_key: tuple, timestamp: int) -> None:
+        partition = self._partition(table, partition_key)
+        partition.tombstone = timestamp if partition.tombstone is None else max(partition.tombstone, timestamp)
+
+    # ------------------------------------------------------------------ emitting
+    def atoms(self, write_id: int, coordinator_now_us: int) -> list[Atom]:
+        atoms: list[Atom] = []
+        for partition in self._partitions.values():
+            emit = _AtomFactory(partition, write_id, coordinator_now_us)
+            for column in partition.table.static:
+                if column.name in partition.static_cells:
+                    atoms.append(emit.cell(None, column.name, partition.static_cells[column.name]))
+            for row in _rows_in_clustering_order(partition):
+                if row.marker is not None:
+                    atoms.append(emit.marker(row.key, row.marker))
+                for column in partition.table.regular:
+                    if column.name in row.cells:
+                        atoms.append(emit.cell(row.key, column.name, row.cells[column.name]))
+                if row.tombstone is not None:
+                    atoms.append(emit.row_tombstone(row.key, row.tombstone))
+            for bounds, timestamp in _ranges_in_clustering_order(partition):
+                atoms.append(emit.range_tombstone(bounds, timestamp))
+            if partition.tombstone is not None:
+                atoms.append(emit.partition_tombstone(partition.tombstone))
+        return atoms
+
+
+def _clustering_types(table: Table):
+    return [(column.type, column.clustering_order) for column in table.clustering]
+
+
+def _rows_in_clustering_order(partition: _Partition) -> list[_Row]:
+    types = _clustering_types(partition.table)
+    return sorted(partition.rows.values(), key=lambda row: ordering.clustering_component_keys(types, row.key))
+
+
+def _ranges_in_clustering_order(partition: _Partition) -> list[tuple[ClusteringRange, int]]:
+    types = _clustering_types(partition.table)
+
+    def start_position(item):
+        bounds = item[0]
+        weight = ordering.BEFORE if bounds.start_inclusive else ordering.AFTER
+        return _Position(ordering.clustering_component_keys(types, bounds.start), weight)
+    return sorted(partition.range_tombstones.values(), key=start_position)
+
+
+class _Position:
+    """A clustering position usable as a sort key."""
+
+    def __init__(self, keys: tuple, weight: int):
+        self.keys = keys
+        self.weight = weight
+
+    def __lt__(self, other: "_Position") -> bool:
+        return ordering.compare_positions(self.keys, self.weight, other.keys, other.weight) < 0
+
+
+class _AtomFactory:
+    def __init__(self, partition: _Partition, write_id: int, coordinator_now_us: int):
+        table = partition.table
+        self.table = table
+        self.common = dict(
+            write_id=write_id, coordinator_now_us=coordinator_now_us, keyspace_name=table.keyspace,
+            table_name=table.name,
+            partition_key=to_json({c.name: v for c, v in zip(table.partition_key, partition.key)}))
+
+    def _clustering_json(self, key: Optional[tuple]) -> Optional[str]:
+        if key is None or not self.table.clustering:
+            return None
+        return self.prefix_json(key)
+
+    def prefix_json(self, prefix: tuple) -> str:
+        return to_json({c.name: v for c, v in zip(self.table.clustering, prefix)})
+
+    def cell(self, key: Optional[tuple], column_name: str, cell: CellWrite) -> Atom:
+        return Atom(**self.common, atom_kind=CELL, write_timestamp=cell.timestamp,
+                    clustering_key=self._clustering_json(key), column_name=column_name, is_live=cell.is_live,
+                    value=to_json(cell.value) if cell.is_live else None,
+                    ttl_seconds=cell.ttl if cell.is_live else None)
+
+    def marker(self, key: tuple, marker: RowMarker) -> Atom:
+        return Atom(**self.common, atom_kind=ROW_MARKER, write_timestamp=marker.timestamp,
+                    clustering_key=self._clustering_json(key), is_live=True, ttl_seconds=marker.ttl)
+
+    def row_tombstone(self, key: tuple, timestamp: int) -> Atom:
+        return Atom(**self.common, atom_kind=ROW_TOMBSTONE, write_timestamp=timestamp,
+                    clustering_key=self._clustering_json(key))
+
+    def range_tombstone(self, bounds: ClusteringRange, timestamp: int) -> Atom:
+        return Atom(**self.common, atom_kind=RANGE_TOMBSTONE, write_timestamp=timestamp,
+                    range_start=self.prefix_json(bounds.start), range_start_inclusive=bounds.start_inclusive,
+                    range_end=self.prefix_json(bounds.end), range_end_inclusive=bounds.end_inclusive)
+
+    def partition_tombstone(self, timestamp: int) -> Atom:
+        return Atom(**self.common, atom_kind=PARTITION_TOMBSTONE, write_timestamp=timestamp)

@@ -1,0 +1,122 @@
+"""Checks of the input contract's JSON values and keys, and raw JSON member extraction.
+
+Used by the validation model: each function returns a problem text (or None) rather than
+raising, so that one bad input row is reported, not fatal.
+"""
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+import pandas as pd
+from pyspark.sql.functions import pandas_udf
+from pyspark.sql.types import MapType, StringType
+
+from python_udfs.cql_values import decode_json_value, describe_json, loads_json
+from python_udfs.errors import CqlValueError
+
+_DECODER = json.JSONDecoder()
+_WHITESPACE = " \t\n\r"
+
+
+def value_error(value_json: str | None, cql_type: str | None) -> str | None:
+    """Why ``value_json`` is not a value of ``cql_type`` (None when it is, or nothing to check)."""
+    if value_json is None or cql_type is None:
+        return None
+    try:
+        decode_json_value(loads_json(value_json), cql_type)
+    except CqlValueError as e:
+        return str(e)
+    return None
+
+
+def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence[str] | None,
+              allow_prefix: bool) -> str | None:
+    """Why ``key_json`` is not the full clustering key (or, with ``allow_prefix``, a prefix of
+    it: the first k columns, ``{}`` for an open bound)."""
+    if key_json is None or names is None or types is None:
+        return None
+    try:
+        key = loads_json(key_json)
+    except CqlValueError as e:
+        return str(e)
+    if not isinstance(key, dict):
+        return f"expected a JSON object of key columns, got {describe_json(key)}"
+    unknown = [k for k in key if k not in names]
+    if unknown:
+        return f"unknown key column {unknown[0]} (the key columns are {', '.join(names)})"
+    present = [n for n in names if n in key]
+    if present != list(names[: len(present)]):
+        missing = next(n for n in names if n not in key)
+        return f"not a clustering prefix: {missing} is missing before {present[-1]}"
+    if not allow_prefix and len(present) != len(names):
+        return f"missing clustering column {names[len(present)]}"
+    for name, cql_type in zip(names, types):
+        if name not in key:
+            break
+        try:
+            decode_json_value(key[name], cql_type)
+        except CqlValueError as e:
+            return f"column {name}: {e}"
+    return None
+
+
+def json_members(text: str | None) -> dict[str, str] | None:
+    """The members of a JSON object, each value kept as its exact JSON text."""
+    if text is None:
+        return None
+    members: dict[str, str] = {}
+    pos = _skip(text, 0)
+    if text[pos:pos + 1] != "{":
+        raise ValueError(f"expected a JSON object, got {text!r}")
+    pos = _skip(text, pos + 1)
+    while text[pos:pos + 1] != "}":
+        name, pos = _DECODER.raw_decode(text, pos)
+        pos = _skip(text, pos)
+        if text[pos:pos + 1] != ":":
+            raise ValueError(f"expected ':' in JSON object {text!r}")
+        start = _skip(text, pos + 1)
+        _, end = _DECODER.raw_decode(text, start)
+        members[name] = text[start:end]
+        pos = _skip(text, end)
+        if text[pos:pos + 1] == ",":
+            pos = _skip(text, pos + 1)
+    return members
+
+
+def _skip(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _WHITESPACE:
+        pos += 1
+    return pos
+
+
+@pandas_udf(StringType())
+def cdc_value_error(value: pd.Series, cql_type: pd.Series) -> pd.Series:
+    return pd.Series([value_error(v, t) for v, t in zip(value.tolist(), cql_type.tolist())], dtype=object)
+
+
+@pandas_udf(StringType())
+def cdc_key_error(key: pd.Series, names: pd.Series, types: pd.Series, allow_prefix: pd.Series) -> pd.Series:
+    return pd.Series(
+        [
+            key_error(k, None if n is None else list(n), None if t is None else list(t), bool(p))
+            for k, n, t, p in zip(key.tolist(), names.tolist(), types.tolist(), allow_prefix.tolist())
+        ],
+        dtype=object,
+    )
+
+
+@pandas_udf(MapType(StringType(), StringType()))
+def cdc_json_members(text: pd.Series) -> pd.Series:
+    return pd.Series([json_members(t) for t in text.tolist()], dtype=object)
+
+
+def register_input_check_udfs(spark) -> list[str]:
+    functions = {
+        "cdc_value_error": cdc_value_error,
+        "cdc_key_error": cdc_key_error,
+        "cdc_json_members": cdc_json_members,
+    }
+    for name, function in functions.items():
+        spark.udf.register(name, function)
+    return list(functions)
