@@ -64,7 +64,7 @@ def run_dbt(args: list[str]) -> int:
 
 def replay_main(argv: list[str]) -> int:
     from cdclake import output
-    from cdclake.cql.errors import CqlSyntaxError
+    from cdclake.cql.errors import CqlError
     from cdclake.replay import replay
 
     parser = argparse.ArgumentParser(prog="cdclake replay", description="Replay a CQL script into CDC log rows.")
@@ -83,7 +83,7 @@ def replay_main(argv: list[str]) -> int:
     try:
         result = replay(text, now_us=args.now, step_us=args.step, skew_us=args.skew,
                         generations_dir=args.generations)
-    except CqlSyntaxError as e:
+    except CqlError as e:  # a syntax error, or a construct the front door does not support yet
         print(f"{args.script}: {e}", file=sys.stderr)
         return 2
 

@@ -3,6 +3,7 @@
 * base_mutations, base_tables, base_columns: the CQL front door's output for the script, with
   the client clock starting at 2023-11-14 22:13:20 UTC and advancing one second per statement,
   plus two hand-made bad atoms that show the quarantine (an unknown column, a wrong type);
+* the generated models of the example's log tables (models/marts/scylla_cdc_logs/);
 * cdc_generations, cdc_generation_streams: a 3-node ring (16 vnodes each, 2 shards,
   ignore_msb 12) operating since an hour before the script, and a 4th node bootstrapped
   15 seconds into it (a second generation whose ranges refine the first).
@@ -25,11 +26,11 @@ from cdclake.generations import (  # noqa: E402
     sharding_info_by_owner,
 )
 from cdclake.inputs import GENERATION_STREAMS_COLUMNS  # noqa: E402
+from cdclake.log_models import write_log_models  # noqa: E402
 from cdclake.mutations import ATOM_COLUMNS, CELL, Atom  # noqa: E402
 from cdclake.schema_records import BASE_COLUMN_COLUMNS, BASE_TABLE_COLUMNS  # noqa: E402
 
 EXAMPLE_SCRIPT = REPO / "examples" / "shop.cql"
-SEEDS = REPO / "seeds"
 NOW_US = 1_700_000_000_000_000
 STEP_US = 1_000_000
 NODES, VNODES, SHARDS, IGNORE_MSB = 3, 16, 2, 12
@@ -67,27 +68,29 @@ def example_generations() -> tuple[list[int], list[dict]]:
     return [FIRST_GENERATION_MS, BOOTSTRAP_GENERATION_MS], rows
 
 
-def write_csv(name: str, columns: list[str], rows: list[dict]) -> None:
-    with open(SEEDS / f"{name}.csv", "w", newline="") as f:
+def write_csv(seeds: Path, name: str, columns: list[str], rows: list[dict]) -> None:
+    with open(seeds / f"{name}.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         for row in rows:
             writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
 
 
-def main() -> None:
+def build(root: Path) -> None:
+    """Write the seeds and the log models under ``root`` (the repository, or a test's copy)."""
+    seeds = root / "seeds"
+    seeds.mkdir(parents=True, exist_ok=True)
     atoms, tables, columns = example_atoms()
     generations, streams = example_generations()
-    write_csv("base_mutations", ATOM_COLUMNS, [a.as_row() for a in atoms])
-    write_csv("base_tables", BASE_TABLE_COLUMNS, [t.as_row() for t in tables])
-    write_csv("base_columns", BASE_COLUMN_COLUMNS, [c.as_row() for c in columns])
-    write_csv("cdc_generations", ["generation_ts_ms"], [{"generation_ts_ms": g} for g in generations])
-    write_csv("cdc_generation_streams", GENERATION_STREAMS_COLUMNS, streams)
-    for path in sorted(SEEDS.glob("*.csv")):
-        if "'" in path.read_text():
-            raise SystemExit(f"{path}: seeds must not contain single quotes (dbt-spark binds them unescaped)")
-    print(f"wrote {len(atoms)} atoms, {len(tables)} tables, {len(streams)} streams to {SEEDS}")
+    write_csv(seeds, "base_mutations", ATOM_COLUMNS, [a.as_row() for a in atoms])
+    write_csv(seeds, "base_tables", BASE_TABLE_COLUMNS, [t.as_row() for t in tables])
+    write_csv(seeds, "base_columns", BASE_COLUMN_COLUMNS, [c.as_row() for c in columns])
+    write_csv(seeds, "cdc_generations", ["generation_ts_ms"], [{"generation_ts_ms": g} for g in generations])
+    write_csv(seeds, "cdc_generation_streams", GENERATION_STREAMS_COLUMNS, streams)
+    log_tables = write_log_models(root, tables, columns)
+    print(f"wrote log models for {', '.join(log_tables)}")
+    print(f"wrote {len(atoms)} atoms, {len(tables)} tables, {len(streams)} streams to {seeds}")
 
 
 if __name__ == "__main__":
-    main()
+    build(REPO)

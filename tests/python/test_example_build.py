@@ -1,0 +1,70 @@
+"""`cdclake build` on the example inputs (seeds/): the log tables, the quarantine, the audit."""
+from __future__ import annotations
+
+import pytest
+
+from cdclake import dbt
+
+
+@pytest.fixture(scope="module")
+def built(spark):
+    assert dbt.invoke(["build"]), "dbt build of the example project failed"
+    return spark
+
+
+def test_every_write_is_accepted_or_rejected(built):
+    audit = built.table("cdc_lake.cdc_write_audit").collect()[0]
+    assert audit.input_writes == audit.accepted_writes + audit.rejected_writes
+    assert audit.rejected_writes == 4
+    assert audit.log_rows > 0
+
+
+def test_bad_input_is_quarantined_with_the_field_and_the_problem(built):
+    rejected = {r.write_id: r for r in built.table("cdc_lake.cdc_rejected_writes").collect()}
+    invalid = sorted((r for r in rejected.values() if r.reason == "invalid_input"), key=lambda r: r.write_id)
+    assert [r.error_text for r in invalid] == [
+        "column_name: unknown column colour in table shop.inventory",
+        'value: expected int, got "plenty"',
+    ]
+    assert all(r.column_name in ("colour", "quantity") for r in invalid)
+
+
+def test_writes_scylla_refuses_carry_its_exact_error(built):
+    refused = {r.reason: r for r in built.table("cdc_lake.cdc_rejected_writes").collect()}
+    future, past = refused["future"], refused["past"]
+    assert future.error_class == past.error_class == "InvalidRequest"
+    assert future.error_text.startswith(
+        'cdc: attempted to get a stream "from the future" (2023/11/15 23:13:20; '
+        "current server time: 2023/11/14 22:13:42). With CDC you cannot send writes"
+    )
+    assert "make sure your clocks are well-synchronized  with the database's clocks." in future.error_text
+    assert past.error_text.startswith(
+        'cdc: attempted to get a stream "from the past" (2023/11/14 19:26:40; '
+        "current server time: 2023/11/14 22:13:43)."
+    )
+
+
+def test_log_tables_have_scylla_names_and_types(built):
+    schema = {f.name: f.dataType.simpleString() for f in built.table("shop.orders_scylla_cdc_log").schema}
+    assert list(schema)[:6] == [
+        "cdc$stream_id", "cdc$time", "cdc$batch_seq_no", "cdc$operation", "cdc$ttl", "cdc$end_of_batch",
+    ]
+    assert schema["cdc$stream_id"] == "binary"
+    assert schema["cdc$operation"] == "tinyint"
+    assert schema["customer_id"] == "string"
+    assert schema["total"].startswith("decimal")
+    assert schema["cdc$deleted_total"] == "boolean"
+    assert "cdc$deleted_customer_id" not in schema
+
+
+def test_writes_after_the_bootstrap_use_the_new_generation(built):
+    generations = built.sql(
+        "select generation_ts_ms, count(*) as n from cdc_intermediate.int_change_groups_streamed group by 1"
+    ).collect()
+    assert {r.generation_ts_ms for r in generations} == {1699996400000, 1700000015000}
+
+
+def test_the_table_without_cdc_has_no_log(built):
+    tables = {r.tableName for r in built.sql("show tables in shop").collect()}
+    assert "audit_scylla_cdc_log" not in tables
+    assert {"orders_scylla_cdc_log", "inventory_scylla_cdc_log", "sessions_scylla_cdc_log"} <= tables
