@@ -20,7 +20,12 @@ COMMANDS_WITH_SUMMARY = {"build", "run"}
 
 
 def _setup_logging() -> None:
-    logging.basicConfig(level=logging.INFO, format="cdclake: %(message)s", stream=sys.stderr)
+    """cdclake's own messages on stderr; other libraries' loggers (py4j, ...) stay quiet."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("cdclake: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
 
 
 def print_build_summary(spark) -> None:
