@@ -243,6 +243,8 @@ def _decode_duration(value: Any, cql_type: CqlType) -> Duration:
         raise _mismatch(cql_type, value)
     negative = value.startswith("-")
     body = value[1:] if negative else value
+    if body == "0":                                     # ScyllaDB prints the empty duration as 0
+        return Duration(0, 0, 0)
     amounts: dict[str, int] = {}
     position = 0
     for match in DURATION_UNIT.finditer(body):

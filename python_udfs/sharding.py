@@ -153,3 +153,87 @@ def shards_of(tokens: np.ndarray, shard_count, ignore_msb) -> np.ndarray:
         low = (shifted & _LOW32) * n
         middle = (shifted >> _U(32)) * n + (low >> _U(32))
         return (middle >> _U(32)).astype(np.int32)
+
+
+def _zero_based_shards(positions: np.ndarray, counts: np.ndarray, msbs: np.ndarray) -> np.ndarray:
+    """Vectorized ``zero_based_shard_of`` on uint64 arrays (``msbs`` < 64, ``counts`` < 2^32)."""
+    with np.errstate(over="ignore"):
+        shifted = positions << msbs
+        low = (shifted & _LOW32) * counts
+        middle = (shifted >> _U(32)) * counts + (low >> _U(32))
+        return middle >> _U(32)
+
+
+def _shard_start_table(counts: np.ndarray, msbs: np.ndarray, shards: np.ndarray) -> np.ndarray:
+    """``shard_starts(count, msb)[shard]`` per element, as uint64 (exact Python-int math per distinct
+    (count, msb) pair, gathered with numpy)."""
+    pairs, inverse = np.unique(np.stack([counts, msbs], axis=1), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    offsets = np.zeros(len(pairs) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(pairs[:, 0])
+    flat = np.empty(int(offsets[-1]), dtype=np.uint64)
+    for i, (count, msb) in enumerate(pairs.tolist()):
+        flat[offsets[i]:offsets[i + 1]] = np.array(shard_starts(count, msb), dtype=np.uint64)
+    return flat[offsets[inverse] + shards]
+
+
+def _first_at_or_after(positions: np.ndarray, counts: np.ndarray, msbs: np.ndarray, shards: np.ndarray,
+                       starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For key-token positions ``u``: ``u`` if it belongs to ``shard``, else the position of
+    ``token_for_next_shard(u, shard)`` (§2.2). Returns (positions, is_maximum_token)."""
+    current = _zero_based_shards(positions, counts, msbs)
+    span_shift = (_U(64) - msbs) % _U(64)                 # m == 0: one span, shift unused
+    span = np.where(msbs == 0, _U(0), positions >> span_shift)
+    ahead = (shards > current).astype(np.uint64)
+    k = span + _U(1) - ahead                               # same span if the shard is ahead, else next
+    with np.errstate(over="ignore"):
+        limit = _U(1) << msbs                              # 2^m spans (m < 64)
+        is_max = k >= limit
+        boundary = np.where(is_max, _U(0), k << span_shift) | starts
+    hit = current == shards
+    return np.where(hit, positions, boundary), ~hit & is_max
+
+
+def find_first_tokens_for_shards(starts_exclusive, ends_inclusive, shard_counts, ignore_msbs, shards) -> np.ndarray:
+    """Vectorized ``find_first_token_for_shard`` (§2.3) for int64 KEY tokens (no sentinels): element i
+    is the first token of ``shards[i]`` in ``(starts[i], ends[i]]`` (wrapping when start >= end), or
+    ``ends[i]`` when that shard owns none. Exact uint64 arithmetic; all arguments broadcast."""
+    start, end, counts, msbs, shard = np.broadcast_arrays(
+        np.asarray(starts_exclusive, dtype=np.int64), np.asarray(ends_inclusive, dtype=np.int64),
+        np.asarray(shard_counts, dtype=np.int64), np.asarray(ignore_msbs, dtype=np.int64),
+        np.asarray(shards, dtype=np.int64))
+    if start.size == 0:
+        return np.empty(start.shape, dtype=np.int64)
+    if counts.min() < 1 or counts.max() >= (1 << 32):
+        raise ValueError("shard_count must be in [1, 2^32)")
+    if msbs.min() < 0 or msbs.max() >= 64:
+        raise ValueError("ignore_msb must be in [0, 64)")
+    if shard.min() < 0 or (shard >= counts).any():
+        raise ValueError("shard must be in [0, shard_count)")
+    if (start == INT64_MIN).any() or (end == INT64_MIN).any():
+        raise ValueError("INT64_MIN is the minimum-token sentinel, not a key token")
+    sign = _U(1 << 63)
+    u_start = start.view(np.uint64) ^ sign
+    u_end = end.view(np.uint64) ^ sign
+    n = counts.astype(np.uint64)
+    m = msbs.astype(np.uint64)
+    j = shard.astype(np.uint64)
+    first_of_shard = _shard_start_table(counts.ravel(), msbs.ravel(), shard.ravel()).reshape(start.shape)
+    with np.errstate(over="ignore"):
+        after_start = u_start + _U(1)                      # start + 1 (wraps only when start = INT64_MAX)
+    cand1, max1 = _first_at_or_after(after_start, n, m, j, first_of_shard)
+    cand2, max2 = _first_at_or_after(np.ones_like(u_start), n, m, j, first_of_shard)   # INT64_MIN + 1
+    plain = start < end
+    start_is_max = start == INT64_MAX
+    plain_result = np.where(max1, u_end, np.minimum(cand1, u_end))
+    tail_result = np.where(max2, u_end, np.minimum(cand2, u_end))
+    wrap_result = np.where(~start_is_max & ~max1, cand1, tail_result)
+    return (np.where(plain, plain_result, wrap_result) ^ sign).view(np.int64)
+
+
+def token_midpoint(t1: int, t2: int) -> int:
+    """``dht::token::midpoint`` (newest ``dht/token.cc``): ``s64(u64(t1) + (u64(t2) - u64(t1) mod 2^64) / 2)``;
+    when ``t2 < t1`` the range wraps around the ring (vectors ``token_midpoint``)."""
+    low = t1 & MASK64
+    middle = (low + (((t2 & MASK64) - low) & MASK64) // 2) & MASK64
+    return middle - (1 << 64) if middle >> 63 else middle

@@ -17,10 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from cdclake.cql import ordering
 from cdclake.cql.catalog import Column, Table
 from cdclake.cql.restrictions import ClusteringRange
-from cdclake.cql.serialization import serialize
+from cdclake.cql.udf_adapter import bound_name, clustering_key, serialize
 from cdclake.cql.values import to_json
 from cdclake.mutations import CELL, PARTITION_TOMBSTONE, RANGE_TOMBSTONE, ROW_MARKER, ROW_TOMBSTONE, Atom
 
@@ -156,34 +155,18 @@ class MutationBuilder:
         return atoms
 
 
-def _clustering_types(table: Table):
-    return [(column.type, column.clustering_order) for column in table.clustering]
-
-
 def _rows_in_clustering_order(partition: _Partition) -> list[_Row]:
-    types = _clustering_types(partition.table)
-    return sorted(partition.rows.values(), key=lambda row: ordering.clustering_component_keys(types, row.key))
+    columns = partition.table.clustering
+    return sorted(partition.rows.values(), key=lambda row: clustering_key(columns, row.key))
 
 
 def _ranges_in_clustering_order(partition: _Partition) -> list[tuple[ClusteringRange, int]]:
-    types = _clustering_types(partition.table)
+    columns = partition.table.clustering
 
-    def start_position(item):
+    def start_position(item) -> bytes:
         bounds = item[0]
-        weight = ordering.BEFORE if bounds.start_inclusive else ordering.AFTER
-        return _Position(ordering.clustering_component_keys(types, bounds.start), weight)
+        return clustering_key(columns, bounds.start, bound_name("start", bounds.start_inclusive))
     return sorted(partition.range_tombstones.values(), key=start_position)
-
-
-class _Position:
-    """A clustering position usable as a sort key."""
-
-    def __init__(self, keys: tuple, weight: int):
-        self.keys = keys
-        self.weight = weight
-
-    def __lt__(self, other: "_Position") -> bool:
-        return ordering.compare_positions(self.keys, self.weight, other.keys, other.weight) < 0
 
 
 class _AtomFactory:

@@ -19,9 +19,10 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from cdclake.cql import ast, ordering
+from cdclake.cql import ast
 from cdclake.cql.catalog import Column, Table
 from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
+from cdclake.cql.udf_adapter import bound_name, clustering_key
 from cdclake.cql.values import literal_value, to_json
 
 _SLICE_OPERATORS = ("<", "<=", ">", ">=")
@@ -224,8 +225,7 @@ def _add_single(restriction: _ColumnRestriction, relation: ast.Relation) -> None
 
 def _distinct_sorted(values: list, column: Column) -> list:
     unique = {to_json(value): value for value in values}
-    order = [(column.type, column.clustering_order)]
-    return sorted(unique.values(), key=lambda value: ordering.clustering_component_keys(order, (value,)))
+    return sorted(unique.values(), key=lambda value: clustering_key((column,), (value,)))
 
 
 def _add_multi(table: Table, restrictions: _Restrictions, relation: ast.MultiColumnRelation) -> None:
@@ -317,14 +317,13 @@ def _slice_text(restrictions: _Restrictions) -> str:
 
 
 def _clustering_ranges(table: Table, shape: _ClusteringShape) -> list[ClusteringRange]:
-    types_and_orders = [(column.type, column.clustering_order) for column in table.clustering]
     ranges = []
     for prefix in shape.prefixes:
         if shape.slice_bounds is None:
             candidate = ClusteringRange(prefix, True, prefix, True)
         else:
             candidate = _slice_range(prefix, shape.slice_bounds)
-        if not _is_empty(candidate, types_and_orders):
+        if not _is_empty(candidate, table.clustering):
             ranges.append(candidate)
     return ranges
 
@@ -342,12 +341,9 @@ def _slice_range(prefix: tuple, slice_bounds) -> ClusteringRange:
     return ClusteringRange(start[0], start[1], end[0], end[1])
 
 
-def _is_empty(candidate: ClusteringRange, types_and_orders) -> bool:
-    start_keys = ordering.clustering_component_keys(types_and_orders, candidate.start)
-    end_keys = ordering.clustering_component_keys(types_and_orders, candidate.end)
-    start_weight = ordering.BEFORE if candidate.start_inclusive else ordering.AFTER
-    end_weight = ordering.AFTER if candidate.end_inclusive else ordering.BEFORE
-    return ordering.compare_positions(start_keys, start_weight, end_keys, end_weight) >= 0
+def _is_empty(candidate: ClusteringRange, columns: tuple[Column, ...]) -> bool:
+    start = clustering_key(columns, candidate.start, bound_name("start", candidate.start_inclusive))
+    return start >= clustering_key(columns, candidate.end, bound_name("end", candidate.end_inclusive))
 
 
 # ------------------------------------------------------------------------------ partition

@@ -38,7 +38,7 @@ from typing import Any
 from cdclake.cql import ast, temporal
 from cdclake.cql import types as t
 from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
-from cdclake.cql.ordering import sort_key
+from cdclake.cql.udf_adapter import value_key
 
 INTEGER_RANGES = {
     "tinyint": (-(1 << 7), (1 << 7) - 1),
@@ -121,7 +121,7 @@ def _set_items(term: ast.Term, cql_type: t.SetType, receiver: str) -> list:
     unique: dict = {}
     for item in term.items:
         value = _element(item, cql_type.element, f"value({receiver})")
-        unique.setdefault(sort_key(cql_type.element, value), value)
+        unique.setdefault(value_key(cql_type.element, value), value)
     return [unique[key] for key in sorted(unique)]
 
 
@@ -134,7 +134,7 @@ def _map_entries(term: ast.Term, cql_type: t.MapType, receiver: str) -> list:
     for key_term, value_term in term.entries:
         key = _element(key_term, cql_type.key, f"key({receiver})")
         value = _element(value_term, cql_type.value, f"value({receiver})")
-        entries.setdefault(sort_key(cql_type.key, key), [key, value])   # the first of equal keys wins
+        entries.setdefault(value_key(cql_type.key, key), [key, value])   # the first of equal keys wins
     return [entries[key] for key in sorted(entries)]
 
 

@@ -244,6 +244,16 @@ def test_descending_clustering_columns_swap_the_range_bounds():
     assert atoms(table + "DELETE FROM ks.t WHERE pk = 0 AND ck > 3 AND ck < 1") == []
 
 
+def test_batch_rows_and_ranges_come_out_in_clustering_order():
+    table = ("CREATE TABLE ks.t (pk int, a int, b text, v int, PRIMARY KEY (pk, a, b)) "
+             "WITH CLUSTERING ORDER BY (a DESC, b ASC);")
+    shown = atoms(table + "BEGIN BATCH UPDATE ks.t SET v = 1 WHERE pk = 0 AND a = 1 AND b IN ('y', 'x'); "
+                  "DELETE FROM ks.t WHERE pk = 0 AND a = 5 AND b > 'q'; DELETE FROM ks.t WHERE pk = 0 AND a > 8; "
+                  "UPDATE ks.t SET v = 1 WHERE pk = 0 AND a = 2 AND b = 'z' APPLY BATCH")
+    assert [row[2] for row in shown] == ['{"a":2,"b":"z"}', '{"a":1,"b":"x"}', '{"a":1,"b":"y"}', "{}",
+                                         '{"a":5,"b":"q"}']
+
+
 def test_delete_of_columns_writes_dead_cells():
     assert atoms(TABLE + "DELETE v, w FROM ks.t USING TIMESTAMP 42 WHERE pk = 0 AND ck = 1", with_timestamp=True) == [
         ("cell", '{"pk":0}', '{"ck":1}', "v", False, 42 - NOW), ("cell", '{"pk":0}', '{"ck":1}', "w", False, 42 - NOW)]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cdclake.cql import ordering, serialization
+from cdclake.cql import udf_adapter
 from cdclake.cql import types as t
 from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
 from cdclake.cql.parse_expressions import term
@@ -176,20 +176,27 @@ def test_timeuuids_round_trip(time, clock_seq, node):
 
 def test_cql_order_of_special_values():
     double = N("double")
-    assert sorted(["NaN", 1.0, "-Infinity", 0.0, -0.0, "Infinity"], key=lambda v: ordering.sort_key(double, v)) == [
+    assert sorted(["NaN", 1.0, "-Infinity", 0.0, -0.0, "Infinity"], key=lambda v: udf_adapter.value_key(double, v)) == [
         "-Infinity", -0.0, 0.0, 1.0, "Infinity", "NaN"]
     earlier = "00000000-0000-1000-8000-000000000000"      # time 0, lsb 0x80..: negative as signed bytes
     later_lsb = "00000000-0000-1000-7f00-000000000000"
     timeuuid = N("timeuuid")
-    assert ordering.sort_key(timeuuid, earlier) < ordering.sort_key(timeuuid, later_lsb)
+    assert udf_adapter.value_key(timeuuid, earlier) < udf_adapter.value_key(timeuuid, later_lsb)
     text = N("text")
-    assert ordering.sort_key(text, "Z") < ordering.sort_key(text, "a") < ordering.sort_key(text, "é")
-    assert ordering.sort_key(N("decimal"), Decimal("1.5")) == ordering.sort_key(N("decimal"), Decimal("1.50"))
+    assert udf_adapter.value_key(text, "Z") < udf_adapter.value_key(text, "a") < udf_adapter.value_key(text, "é")
+    assert udf_adapter.value_key(N("decimal"), Decimal("1.5")) == udf_adapter.value_key(N("decimal"), Decimal("1.50"))
+
+
+def test_uuids_order_by_version_nibble_whatever_the_variant():
+    uuid_type = N("uuid")
+    version_4_variant_0 = "00000000-0000-4000-0000-000000000000"     # Python's UUID.version is None here
+    assert udf_adapter.value_key(uuid_type, "ffffffff-ffff-3fff-bfff-ffffffffffff") < udf_adapter.value_key(
+        uuid_type, version_4_variant_0)
 
 
 def test_tuples_order_null_first_and_ignore_trailing_nulls():
     tuple_type = t.TupleType((N("int"), N("int")))
-    key = lambda items: ordering.sort_key(tuple_type, {"tuple": items})   # noqa: E731
+    key = lambda items: udf_adapter.value_key(tuple_type, {"tuple": items})   # noqa: E731
     assert key([None, 5]) < key([1, None]) < key([1, 0])
     assert key([1, None]) == key([1])
 
@@ -199,7 +206,7 @@ def test_tuples_order_null_first_and_ignore_trailing_nulls():
 
 @pytest.mark.parametrize("cql_type, value, expected", [
     (N("int"), -1, "ffffffff"), (N("tinyint"), 1, "01"), (N("varint"), 0, "00"), (N("varint"), 128, "0080"),
-    (N("varint"), -129, "ff7f"), (N("decimal"), Decimal("1.50"), "00000002" + "0096"),
+    (N("varint"), -129, "ff7f"), (N("varint"), -128, "80"), (N("decimal"), Decimal("1.50"), "00000002" + "0096"),
     (N("double"), "NaN", "7ff8000000000000"), (N("float"), 1.5, "3fc00000"), (N("boolean"), True, "01"),
     (N("date"), "1970-01-01", "80000000"), (N("blob"), "0x00ff", "00ff"),
     (N("duration"), "1mo2d3ns", "020406"), (N("duration"), "-1d", "000100"),
@@ -207,10 +214,26 @@ def test_tuples_order_null_first_and_ignore_trailing_nulls():
     (t.TupleType((N("int"), N("int"))), {"tuple": [None, 2]}, "ffffffff" + "00000004" + "00000002"),
 ])
 def test_serialized_forms(cql_type, value, expected):
-    assert serialization.serialize(cql_type, value).hex() == expected
+    assert udf_adapter.serialize(cql_type, value).hex() == expected
 
 
 def test_large_duration_uses_multi_byte_vints():
     # 1h = 3.6e12 ns -> zigzag 7.2e12 (43 bits) -> a 7-byte vint: six leading 1 bits, a 0, the value
     expected = (0xFC << 48 | 7_200_000_000_000).to_bytes(7, "big")
-    assert serialization.serialize(N("duration"), "1h") == b"\x00\x00" + expected
+    assert udf_adapter.serialize(N("duration"), "1h") == b"\x00\x00" + expected
+
+
+def test_zero_durations_serialize_inside_composites():
+    tuple_type = t.TupleType((N("int"), N("duration")))
+    assert udf_adapter.serialize(N("duration"), json.loads(encode("0s", N("duration")))) == b"\x00\x00\x00"
+    assert udf_adapter.serialize(tuple_type, {"tuple": [None, "0"]}).hex() == "ffffffff" + "00000003" + "000000"
+
+
+def test_user_types_reach_python_udfs_by_quoted_name_with_their_fields():
+    inner = t.UserType("ks", "int", ("A",), (N("text"),), True)            # a type named "int"
+    outer = t.UserType("ks", 'x"y', ("u", "n"), (inner, N("int")), True)
+    assert udf_adapter.udf_type(t.SetType(outer, True)) == (
+        'set<"x""y">', {"int": [("A", "text")], 'x"y': [("u", '"int"'), ("n", "int")]})
+    value = {"udt": {"u": {"udt": {"A": "b"}}, "n": None}}
+    assert udf_adapter.serialize(outer, value).hex() == "00000005" + "00000001" + "62" + "ffffffff"
+    assert udf_adapter.value_key(outer, {"udt": {"u": None, "n": 1}}) < udf_adapter.value_key(outer, value)
