@@ -6,6 +6,7 @@ normalised ``cdc`` options (``scylla-log.md`` §1). The CQL front door produces 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,7 @@ class BaseTable:
     cdc_delta: str = "full"            # 'full' | 'keys'
     cdc_ttl_seconds: int = 86400       # 0 = log rows never expire
     default_time_to_live: int = 0      # seconds, 0 = none
+    cdc_log_created_ms: Optional[int] = None   # when the log table was created (CDC first enabled)
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -42,7 +44,8 @@ BASE_COLUMN_COLUMNS = [f.name for f in fields(BaseColumn)]
 
 BASE_TABLES_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, cdc_enabled boolean, cdc_preimage string, "
-    "cdc_postimage boolean, cdc_delta string, cdc_ttl_seconds bigint, default_time_to_live int"
+    "cdc_postimage boolean, cdc_delta string, cdc_ttl_seconds bigint, default_time_to_live int, "
+    "cdc_log_created_ms bigint"
 )
 BASE_COLUMNS_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, column_name string, kind string, position int, "

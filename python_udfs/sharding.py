@@ -167,12 +167,12 @@ def _zero_based_shards(positions: np.ndarray, counts: np.ndarray, msbs: np.ndarr
 def _shard_start_table(counts: np.ndarray, msbs: np.ndarray, shards: np.ndarray) -> np.ndarray:
     """``shard_starts(count, msb)[shard]`` per element, as uint64 (exact Python-int math per distinct
     (count, msb) pair, gathered with numpy)."""
-    pairs, inverse = np.unique(np.stack([counts, msbs], axis=1), axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    keys, inverse = np.unique((counts.astype(np.int64) << 6) | msbs.astype(np.int64), return_inverse=True)
+    pairs = [(key >> 6, key & 63) for key in keys.tolist()]
     offsets = np.zeros(len(pairs) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(pairs[:, 0])
+    offsets[1:] = np.cumsum([count for count, _ in pairs])
     flat = np.empty(int(offsets[-1]), dtype=np.uint64)
-    for i, (count, msb) in enumerate(pairs.tolist()):
+    for i, (count, msb) in enumerate(pairs):
         flat[offsets[i]:offsets[i + 1]] = np.array(shard_starts(count, msb), dtype=np.uint64)
     return flat[offsets[inverse] + shards]
 

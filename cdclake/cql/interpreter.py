@@ -13,7 +13,7 @@ atoms of every accepted write and the schema records of the resulting tables.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from cdclake.cql import ast
@@ -76,7 +76,10 @@ def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0)
             raise CqlUnsupportedError(f"{label}: {error}") from None
         result.atoms.extend(atoms)
         result.statements_run += 1
-    result.tables = runner.catalog.base_tables()
+    result.tables = [
+        replace(table, cdc_log_created_ms=runner.log_created_ms.get((table.keyspace_name, table.table_name)))
+        for table in runner.catalog.base_tables()
+    ]
     result.columns = runner.catalog.base_columns()
     return result
 
@@ -86,6 +89,7 @@ class _ScriptRunner:
         self.catalog = Catalog()
         self.current_keyspace: Optional[str] = None
         self.last_write_id = 0
+        self.log_created_ms: dict[tuple[str, str], int] = {}
 
     def keyspace_of(self, name: ast.QualifiedName) -> str:
         keyspace = name.keyspace or self.current_keyspace
@@ -108,7 +112,20 @@ class _ScriptRunner:
             self.last_write_id += 1
             return builder.atoms(self.last_write_id, coordinator_now)
         self.execute_other(statement)
+        self.note_log_tables(coordinator_now)
         return []
+
+    def note_log_tables(self, coordinator_now: int) -> None:
+        """Remember when each CDC log table was created: when CDC was first enabled on its base
+        table (disabling keeps the log and re-enabling re-attaches it, so the time stays);
+        dropping the base table drops its log."""
+        tables = self.catalog.base_tables()
+        for table in tables:
+            if table.cdc_enabled:
+                self.log_created_ms.setdefault((table.keyspace_name, table.table_name), coordinator_now // 1000)
+        existing = {(table.keyspace_name, table.table_name) for table in tables}
+        for key in [key for key in self.log_created_ms if key not in existing]:
+            del self.log_created_ms[key]
 
     def plan_write(self, statement: ast.DmlStatement, builder: MutationBuilder, default_timestamp: int) -> None:
         table = self.table_of(statement.table)

@@ -10,6 +10,19 @@
             position
     {%- endset -%}
     {%- set columns = [] -%}
+    {%- set schema_relation = ref('stg_cdc_input__base_columns') -%}
+    {%- if execute and adapter.get_relation(
+            database=schema_relation.database, schema=schema_relation.schema,
+            identifier=schema_relation.identifier) is none -%}
+        {#- Compiling (docs generate, compile) before any build: the schema input is not
+            there yet, so the model shows only the log's metadata columns. -#}
+        {%- if flags.WHICH in ('run', 'build') -%}
+            {{ exceptions.raise_compiler_error(
+                "The log table of " ~ keyspace_name ~ "." ~ table_name ~ " needs " ~ schema_relation
+                ~ ": build the upstream models first (e.g. `cdclake build`).") }}
+        {%- endif -%}
+        {{ return(columns) }}
+    {%- endif -%}
     {%- if execute -%}
         {%- for row in run_query(query).rows -%}
             {%- do columns.append({'name': row[0], 'kind': row[1], 'cql_type': row[2]}) -%}

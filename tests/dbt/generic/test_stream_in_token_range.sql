@@ -1,7 +1,9 @@
-{% test stream_in_token_range(model, column_name, token, vnode_index, range_start, range_end) %}
+{% test stream_in_token_range(model, column_name, token, vnode_index, range_start, range_end, shard, shard_count, ignore_msb) %}
 {#- The stream chosen for a write lies in the token range that holds the write's token
-    `(range_start, range_end]` (wrapping when range_start >= range_end), and its vnode index
-    is that range's index (cdc_generation_test.cc invariant, scylla-math.md §5). -#}
+    `(range_start, range_end]` (wrapping when range_start >= range_end), its vnode index is that
+    range's index (cdc_generation_test.cc invariant, scylla-math.md §5), and it serves the
+    write's shard: its token is of that shard, unless the vnode was too small to hold a token of
+    it (the stream then carries the range end). -#}
 with
 
 checked as (
@@ -18,6 +20,10 @@ select * from checked
 where
     {{ column_name }} is null
     or stream_vnode_index != {{ vnode_index }}
+    or not (
+        cdc_shard_of(stream_token, cast({{ shard_count }} as int), {{ ignore_msb }}) = {{ shard }}
+        or stream_token = {{ range_end }}
+    )
     or not (
         case
             when {{ range_start }} < {{ range_end }}

@@ -1,0 +1,31 @@
+{% test streams_match_their_range(model, column_name, shard, range_start, range_end, range_position, shard_count, ignore_msb) %}
+{#- Each stream ID is the one make_new_generation_description builds (scylla-math.md §3-4):
+    version 1, vnode index = its range's position, token = the first token of its shard in the
+    range, i.e. inside the range and of that shard, or the range end when the vnode is too small
+    to hold a token of the shard. -#}
+with
+
+decoded as (
+
+    select
+        *,
+        cdc_stream_id_version({{ column_name }}) as stream_version,
+        cdc_stream_id_vnode_index({{ column_name }}) as stream_vnode_index,
+        cdc_stream_id_token({{ column_name }}) as stream_token,
+        cdc_find_first_token_for_shard(
+            {{ range_start }}, {{ range_end }}, cast({{ shard_count }} as int), {{ ignore_msb }}, {{ shard }}
+        ) as expected_token
+    from {{ model }}
+
+)
+
+select * from decoded
+where
+    stream_version != 1
+    or stream_vnode_index != {{ range_position }}
+    or stream_token != expected_token
+    or not (
+        cdc_shard_of(stream_token, cast({{ shard_count }} as int), {{ ignore_msb }}) = {{ shard }}
+        or stream_token = {{ range_end }}
+    )
+{% endtest %}
