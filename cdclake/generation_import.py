@@ -196,6 +196,9 @@ def read_cqlsh_csv(sources: Sources, columns: Sequence[str], options: CsvOptions
             for row in reader:
                 if not row or row == [""]:
                     continue
+                if not options.header and reader.line_num == 1 and [v.strip().lower() for v in row] == names:
+                    raise GenerationImportError(f"{name}: the first line is a header ({', '.join(row)}): "
+                                                f"the file was written WITH HEADER=true, read it with header=True")
                 if len(row) != len(names):
                     raise GenerationImportError(
                         f"{name}, line {reader.line_num}: {len(row)} fields, expected {len(names)} ({', '.join(names)})"

@@ -27,6 +27,11 @@
             'cdc::metadata::get_stream: could not find any CDC stream for timestamp ',
             {{ scylla_format_timestamp(ts) }}, '. Are we in the middle of a cluster upgrade?'
         )
+        when 'unretrieved' then concat(
+            'cdc: attempted to get a stream from a generation that we know about, but weren\'t able to retrieve (generation timestamp: ',
+            {{ scylla_format_timestamp(gen) }}, ', write timestamp: ', {{ scylla_format_timestamp(ts) }},
+            '). Make sure that the replicas which contain this generation\'s data are alive and reachable from this node.'
+        )
         when 'not_found_old' then concat(
             'cdc::metadata::get_stream: could not find any CDC stream (current time: ',
             {{ scylla_format_timestamp(now) }}, '). Are we in the middle of a cluster upgrade?'
@@ -39,6 +44,6 @@
     {#- What a client sees: InvalidRequest, or ServerError for the runtime_error cases. -#}
     case
         when {{ verdict }} in ('future', 'past', 'earlier') then 'InvalidRequest'
-        when {{ verdict }} in ('not_found', 'not_found_old') then 'ServerError'
+        when {{ verdict }} in ('not_found', 'not_found_old', 'unretrieved') then 'ServerError'
     end
 {%- endmacro %}

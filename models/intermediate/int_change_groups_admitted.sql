@@ -18,8 +18,11 @@ writes as (
 
 generations as (
 
-    select coalesce(sort_array(collect_list(generation_ts_us)), array()) as generation_timestamps
-    from {{ ref('stg_cdc_input__generations') }}
+    -- a generation whose streams are not in the input is "known but not retrieved"
+    select
+        coalesce(sort_array(collect_list(generation_ts_us)), array()) as generation_timestamps,
+        coalesce(collect_list(if(range_count = 0, generation_ts_us, null)), array()) as unretrieved_timestamps
+    from {{ ref('int_generations_described') }}
 
 ),
 
@@ -46,7 +49,8 @@ located as (
         array_max(filter(
             generations.generation_timestamps, g -> g <= change_groups.change_ts
         )) as operating_generation_us,
-        generations.generation_timestamps
+        generations.generation_timestamps,
+        generations.unretrieved_timestamps
     from change_groups
     inner join writes
         on change_groups.write_id = writes.write_id
@@ -63,6 +67,7 @@ judged as (
             when change_ts > now_us + {{ leeway }} then 'future'
             when now_generation_us is null then 'not_found_old'
             when now_generation_us > change_ts then 'earlier'
+            when array_contains(unretrieved_timestamps, operating_generation_us) then 'unretrieved'
             else 'ok'
         end as verdict
         {%- elif var('cdc_admission_rule') == 'current' -%}
@@ -79,6 +84,7 @@ judged as (
             when coalesce(leeway_generation_us, first_generation_us) is null
                 or change_ts < coalesce(leeway_generation_us, first_generation_us)
                 then 'not_found'
+            when array_contains(unretrieved_timestamps, operating_generation_us) then 'unretrieved'
             else 'ok'
         end as verdict
         {%- else -%}
@@ -100,5 +106,7 @@ select
     if(verdict = 'ok', operating_generation_us, null) as generation_ts_us,
     verdict,
     {{ cdc_admission_error_class('verdict') }} as error_class,
-    {{ cdc_admission_error_text('verdict', 'change_ts', 'now_us', 'now_generation_us') }} as error_text
+    {{ cdc_admission_error_text(
+        'verdict', 'change_ts', 'now_us', "if(verdict = 'earlier', now_generation_us, operating_generation_us)"
+    ) }} as error_text
 from judged

@@ -1,0 +1,120 @@
+"""The SQL models themselves against vectors_math.json: write admission (cdc_metadata_get_stream,
+both rules) and the V1-to-V2 rewrite selection (v1_rewrite_selection).
+
+Each model is compiled by dbt as in a build; its input relations are then pointed at small
+views holding one vector's inputs, and the compiled SQL runs on the session's Spark.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cdclake import dbt
+from cdclake.paths import target_dir
+
+COMPILED = target_dir() / "compiled" / "scylla_cdc_lake" / "models"
+ADMISSION_MODEL = COMPILED / "intermediate" / "int_change_groups_admitted.sql"
+REWRITE_MODEL = COMPILED / "marts" / "generations" / "cdc_v1_rewrite_selection.sql"
+
+# message_kind in the vectors -> our verdict
+VERDICTS = {
+    "from the future": "future",
+    "from the past": "past",
+    "earlier generation than the currently used one": "earlier",
+    "could not find any CDC stream for timestamp": "not_found",
+    "could not find any CDC stream (current time)": "not_found_old",
+    "generation known but not retrieved": "unretrieved",
+}
+ERROR_CLASSES = {"invalid_request": "InvalidRequest", "runtime_error": "ServerError"}
+MESSAGE_STARTS = {
+    "future": 'cdc: attempted to get a stream "from the future"',
+    "past": 'cdc: attempted to get a stream "from the past"',
+    "earlier": "cdc: attempted to get a stream from an earlier generation than the currently used one.",
+    "not_found": "cdc::metadata::get_stream: could not find any CDC stream for timestamp ",
+    "not_found_old": "cdc::metadata::get_stream: could not find any CDC stream (current time: ",
+    "unretrieved": "cdc: attempted to get a stream from a generation that we know about, but weren't able to retrieve",
+}
+
+
+def compiled_sql(spark, model_path, variables: str) -> str:
+    assert dbt.invoke(["compile", "--select", model_path.stem, "--vars", variables, "--log-level", "warn"])
+    return model_path.read_text()
+
+
+def point_inputs(sql: str, views: dict[str, str]) -> str:
+    """Replace each `schema.model` reference by the name of a view."""
+    for relation, view in views.items():
+        sql, count = re.subn(rf"`?\w+`?\.`?{relation}`?\b", view, sql)
+        assert count, f"{relation} is not an input of the compiled model"
+    return sql
+
+
+def vectors_of(math_vectors, function):
+    return [v for v in math_vectors if v["function"] == function]
+
+
+@pytest.fixture(scope="module")
+def admission_sql(spark):
+    return {
+        rule: compiled_sql(spark, ADMISSION_MODEL, f"{{cdc_admission_rule: {rule}}}")
+        for rule in ("current", "pre_2024")
+    }
+
+
+@pytest.mark.parametrize("rule, expected_key", [("current", "since_2024_pr17134"), ("pre_2024", "before_2024")])
+def test_admission_vectors(spark, admission_sql, math_vectors, rule, expected_key):
+    vectors = vectors_of(math_vectors, "cdc_metadata_get_stream")
+    assert len(vectors) == 22
+    for vector in vectors:
+        inputs, expected = vector["inputs"], vector["expected"][expected_key]
+        assert inputs["leeway_us"] == 5_000_000
+        spark.createDataFrame(
+            [(1, "ks", "t", "{}", inputs["write_ts_us"])],
+            "write_id bigint, keyspace_name string, table_name string, partition_key string, change_ts bigint",
+        ).createOrReplaceTempView("vector_keyed_atoms")
+        spark.createDataFrame([(1, inputs["now_us"])], "write_id bigint, coordinator_now_us bigint") \
+            .createOrReplaceTempView("vector_writes")
+        spark.createDataFrame(
+            [(int(ts), 0 if state.startswith("prepared only") else 1) for ts, state in inputs["generations_us"].items()],
+            "generation_ts_us bigint, range_count bigint",
+        ).createOrReplaceTempView("vector_generations")
+        sql = point_inputs(admission_sql[rule], {
+            "int_mutation_atoms_keyed": "vector_keyed_atoms",
+            "int_writes_validated": "vector_writes",
+            "int_generations_described": "vector_generations",
+        })
+        (row,) = spark.sql(sql).collect()
+        label = f"{vector['id']} ({inputs['scenario']}, {rule})"
+        if expected["result"] == "ok":
+            assert (row.verdict, row.generation_ts_us) == ("ok", expected["generation_ts_us"]), label
+        else:
+            verdict = VERDICTS[expected["message_kind"]]
+            assert (row.verdict, row.error_class) == (verdict, ERROR_CLASSES[expected["result"]]), label
+            assert row.error_text.startswith(MESSAGE_STARTS[verdict]), label
+
+
+def test_v1_rewrite_selection_vectors(spark, math_vectors):
+    sql = point_inputs(compiled_sql(spark, REWRITE_MODEL, "{}"), {
+        "stg_cdc_input__generations": "vector_v1_generations",
+        "stg_cdc_input__base_tables": "vector_log_tables",
+        "stg_cdc_input__base_mutations": "vector_clock",
+    })
+    vectors = vectors_of(math_vectors, "v1_rewrite_selection")
+    assert len(vectors) == 6
+    for vector in vectors:
+        inputs = vector["inputs"]
+        spark.createDataFrame([(ts,) for ts in inputs["v1_generation_ts_ms"]], "generation_ts_ms bigint") \
+            .createOrReplaceTempView("vector_v1_generations")
+        spark.createDataFrame(
+            [(True, t["ttl_s"], t["creation_ms"]) for t in inputs["cdc_log_tables"]],
+            "cdc_enabled boolean, cdc_ttl_seconds bigint, cdc_log_created_ms bigint",
+        ).createOrReplaceTempView("vector_log_tables")
+        spark.createDataFrame([(inputs["now_ms"] * 1000,)], "coordinator_now_us bigint") \
+            .createOrReplaceTempView("vector_clock")
+        selected = sorted(r.generation_ts_ms for r in spark.sql(sql).collect())
+        expected = vector["expected"]["rewrite_ts_ms"]
+        if isinstance(expected, str):          # "nothing (mark rewritten, no CDC tables)"
+            assert expected.startswith("nothing"), vector["id"]
+            expected = []
+        assert selected == expected, vector["id"]
