@@ -157,8 +157,9 @@ def cdc_metadata_get_stream(generations_us: Mapping[int, Any], now_us: int, writ
     if data[generation] is None:
         return _error(UNRETRIEVED, keys, gen=generation, **fmt)
     stream = None
-    if token is not None and isinstance(data[generation], list) and all(isinstance(e, Entry) for e in data[generation]):
-        stream = lookup_stream(data[generation], token)
+    entries = data[generation]
+    if token is not None and isinstance(entries, list) and entries and all(isinstance(e, Entry) for e in entries):
+        stream = lookup_stream(entries, token)
     return Verdict(OK, tuple(keys), generation_ts_us=generation, stream_id=stream)
 
 

@@ -2,7 +2,9 @@
 
 ScyllaDB's static sharder ("biased-token-round-robin", ``dht/token.cc``): drop the ``ignore_msb``
 most significant bits of the unbiased token and take ``floor(u' * shard_count / 2^64)``.
-Everything is integer-only; the vectorized form uses the portable 64x64 multiply-high of §2.1.
+Everything is integer-only; the vectorized forms (``shards_of``, ``find_first_tokens_for_shards``)
+use exact uint64 numpy arithmetic and the portable 64x64 multiply-high of §2.1; the scalar
+functions are their oracles. ``token_midpoint`` is ``dht::token::midpoint``.
 
 Tokens are ``int`` key tokens or the sentinels ``MIN_TOKEN`` (before all keys) and ``MAX_TOKEN``
 (after all keys). Token order: ``MIN_TOKEN`` < every key token (signed) < ``MAX_TOKEN``.

@@ -21,7 +21,7 @@ from cdclake.generation_import import (
     parse_blob, parse_blob_collection, parse_committed_cdc_generations, parse_cqlsh_timestamp,
     read_committed_cdc_generations, read_generation_timestamps, restore_shard_order, stream_columns, stream_rows,
 )
-from cdclake.generations import Entry, make_generation, ring_tokens_by_node, sharding_info_by_owner
+from cdclake.generations import Entry, lookup_stream, make_generation, ring_tokens_by_node, sharding_info_by_owner
 from cdclake.inputs import GENERATION_STREAMS_COLUMNS
 from python_udfs.stream_ids import DeterministicRandom38, decode_stream_id
 
@@ -129,6 +129,18 @@ def test_ties_at_the_end_token_keep_input_order():
     assert tied, "the ring must have vnodes too small for all shards"
     ((_, restored),) = import_streams_descriptions_v2(descriptions_csv([(T0, original)], random.Random(1)))
     assert_restored(restored, original)
+    rng = random.Random(2)                               # writes still go to the same streams (§4, §9.6)
+    assert all(lookup_stream(restored, t) == lookup_stream(original, t)
+               for t in [rng.randint(-2**63 + 1, 2**63 - 1) for _ in range(3000)])
+    ambiguous = 0                                        # only a write with token == a tiny vnode's end can differ
+    for entry in original:
+        stream = lookup_stream(original, entry.token_range_end)
+        tokens = [decode_stream_id(s).token for s in entry.streams]
+        if tokens.count(decode_stream_id(stream).token) == 1:
+            assert lookup_stream(restored, entry.token_range_end) == stream
+        else:
+            ambiguous += 1
+    assert ambiguous < len(original) // 2
     for got in (restored[e.index] for e in tied):        # tied streams appear in driver (sorted) order
         tokens = [decode_stream_id(s).token for s in got.streams]
         for token in set(tokens):

@@ -10,7 +10,8 @@ import pytest
 from _shared_paths import SHARED
 from cdclake.generations import (
     DEFAULT_IGNORE_MSB, DEFAULT_SHARD_COUNT, Entry, default_single_node_generation, generation_stream_rows,
-    locate_stream, lookup_stream, make_generation, ring_tokens, ring_tokens_by_node, sharding_info_by_owner,
+    locate_stream, lookup_stream, make_generation, make_generation_scalar, ring_tokens, ring_tokens_by_node,
+    sharding_info_by_owner,
 )
 from python_udfs.sharding import shard_of
 from python_udfs.stream_ids import decode_stream_id
@@ -42,6 +43,8 @@ def test_make_new_generation_description(vector):
             (expected["index"], expected["token_range_end"], expected["ignore_msb"])
         assert [decode_stream_id(s).token for s in entry.streams] == expected["stream_tokens_by_shard"]
         assert [s.hex() for s in entry.streams] == expected["stream_ids_hex_random0"]
+    sharding = {int(end): tuple(info) for end, info in vector["inputs"]["sharding_info_by_range_end"].items()}
+    assert make_generation_scalar(vector["inputs"]["sorted_ring_tokens"], sharding.__getitem__, zero_random) == entries
 
 
 @pytest.mark.parametrize("vector", [pytest.param(v, id=v["id"]) for v in LOOKUP_VECTORS])
@@ -118,3 +121,5 @@ def test_generation_stream_rows():
 def test_make_generation_rejects_bad_rings(tokens):
     with pytest.raises(ValueError):
         make_generation(tokens, lambda _end: (1, 0), zero_random)
+    with pytest.raises(ValueError):
+        make_generation_scalar(tokens, lambda _end: (1, 0), zero_random)
