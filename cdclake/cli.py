@@ -1,7 +1,8 @@
 """``cdclake``: prepares embedded Spark (session, warehouse, UDFs), then runs dbt or a replay.
 
     cdclake build|run|test|seed|compile|docs generate|... [dbt flags]   dbt, in this process
-    cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations DIR] [--format jsonl|table]
+    cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table]
+    cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
 """
 from __future__ import annotations
 
@@ -79,15 +80,16 @@ def replay_main(argv: list[str]) -> int:
     parser.add_argument("--step", type=int, default=1000, help="client clock step per statement, µs (default 1000)")
     parser.add_argument("--skew", type=int, default=0, help="coordinator clock minus client clock, µs (default 0)")
     parser.add_argument("--generations", default=None,
-                        help="folder with cdc_generations.csv and cdc_generation_streams.csv "
-                             "(default: one node, 256 vnodes, 2 shards, started an hour before --now)")
+                        help="a cluster history (.yml) or a folder with cdc_generations.csv and "
+                             "cdc_generation_streams.csv (default: one node, 256 vnodes, 2 shards, "
+                             "ignore_msb 12, started an hour before --now)")
     parser.add_argument("--format", choices=["jsonl", "table"], default="table")
     args = parser.parse_args(argv)
 
     text = sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
     try:
         result = replay(text, now_us=args.now, step_us=args.step, skew_us=args.skew,
-                        generations_dir=args.generations)
+                        generations=args.generations)
     except CqlError as e:  # a syntax error, or a construct the front door does not support yet
         print(f"{args.script}: {e}", file=sys.stderr)
         return 2
@@ -124,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[0] == "replay":
             return replay_main(argv[1:])
+        if argv[0] == "generations":
+            from cdclake.generations_cli import main as generations_main
+
+            return generations_main(argv[1:])
         return run_dbt(argv)
     except JavaMissingError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """Write the pipeline's input tables (the ``cdc_input`` source) from Python records."""
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from cdclake.mutations import ATOM_COLUMNS, ATOM_SPARK_SCHEMA, Atom
 from cdclake.schema_records import (
@@ -36,22 +36,12 @@ def write_inputs(
     atoms: Iterable[Atom],
     tables: Iterable[BaseTable],
     columns: Iterable[BaseColumn],
-    generations: Iterable[int],
-    generation_streams: Iterable[Mapping],
     table_format: str = "parquet",
 ) -> None:
-    """Overwrite the five input tables."""
+    """Overwrite the three mutation and schema input tables (generation_tables loads the others)."""
     def rows(records, names):
         return [tuple(r.as_row()[n] for n in names) for r in records]
 
     _save(spark, "base_mutations", rows(atoms, ATOM_COLUMNS), ATOM_SPARK_SCHEMA, table_format)
     _save(spark, "base_tables", rows(tables, BASE_TABLE_COLUMNS), BASE_TABLES_SPARK_SCHEMA, table_format)
     _save(spark, "base_columns", rows(columns, BASE_COLUMN_COLUMNS), BASE_COLUMNS_SPARK_SCHEMA, table_format)
-    _save(spark, "cdc_generations", [(int(ts),) for ts in generations], GENERATIONS_SPARK_SCHEMA, table_format)
-    _save(
-        spark,
-        "cdc_generation_streams",
-        [tuple(r[n] for n in GENERATION_STREAMS_COLUMNS) for r in generation_streams],
-        GENERATION_STREAMS_SPARK_SCHEMA,
-        table_format,
-    )

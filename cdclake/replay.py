@@ -8,7 +8,6 @@ log tables, the rejected writes and the write audit.
 from __future__ import annotations
 
 import contextlib
-import csv
 import logging
 import shutil
 import sys
@@ -17,7 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdclake import dbt, inputs, log_models, output
+from cdclake import dbt, generation_tables, inputs, log_models, output
+from cdclake.generation_tables import GenerationTables
 from cdclake.paths import PROJECT_DIR, target_dir
 
 log = logging.getLogger("cdclake")
@@ -60,32 +60,12 @@ def prepare_scratch_project(scratch: Path) -> Path:
     return project
 
 
-def read_generations_dir(directory: Path) -> tuple[list[int], list[dict]]:
-    """Generations in the seed layout: ``cdc_generations.csv`` and ``cdc_generation_streams.csv``."""
-    with open(directory / "cdc_generations.csv", newline="") as f:
-        generations = [int(r["generation_ts_ms"]) for r in csv.DictReader(f)]
-    with open(directory / "cdc_generation_streams.csv", newline="") as f:
-        streams = [
-            {
-                "generation_ts_ms": int(r["generation_ts_ms"]),
-                "vnode_index": int(r["vnode_index"]),
-                "token_range_end": int(r["token_range_end"]),
-                "ignore_msb": int(r["ignore_msb"]),
-                "shard": int(r["shard"]),
-                "stream_id": r["stream_id"].lower(),
-            }
-            for r in csv.DictReader(f)
-        ]
-    return generations, streams
-
-
-def default_generations(now_us: int) -> tuple[list[int], list[dict]]:
+def default_generations(now_us: int) -> GenerationTables:
     """One node, 256 vnodes, 2 shards, ignore_msb 12, operating since an hour before ``now``."""
-    from cdclake.generations import default_single_node_generation, generation_stream_rows
+    from cdclake.generations import default_single_node_generation
 
     generation_ts_ms = now_us // 1000 - DEFAULT_GENERATION_AGE_MS
-    entries = default_single_node_generation(generation_ts_ms)
-    return [generation_ts_ms], list(generation_stream_rows(generation_ts_ms, entries))
+    return GenerationTables.from_entries([(generation_ts_ms, default_single_node_generation(generation_ts_ms))])
 
 
 def _log_table_rows(spark, table: str, column_types: dict[str, str]) -> tuple[list[str], list[dict]]:
@@ -112,7 +92,7 @@ def replay(
     now_us: int | None = None,
     step_us: int = 1000,
     skew_us: int = 0,
-    generations_dir: Path | None = None,
+    generations: Path | None = None,
     workspace: Path | None = None,
 ) -> ReplayResult:
     """Run a CQL script through the CDC pipeline and return the log it produces."""
@@ -125,10 +105,7 @@ def replay(
 
     spark = create_session(workspace / "warehouse", app_name="cdclake-replay")
     table_format = os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
-    if generations_dir is not None:
-        generations, streams = read_generations_dir(Path(generations_dir))
-    else:
-        generations, streams = default_generations(now_us)
+    generation_input = generation_tables.from_path(generations) if generations else default_generations(now_us)
 
     project = prepare_scratch_project(workspace)
     log_tables = log_models.write_log_models(project, script_result.tables, script_result.columns)
@@ -137,10 +114,9 @@ def replay(
         atoms=script_result.atoms,
         tables=script_result.tables,
         columns=script_result.columns,
-        generations=generations,
-        generation_streams=streams,
         table_format=table_format,
     )
+    generation_tables.load(spark, generation_input, table_format)
     with contextlib.redirect_stdout(sys.stderr):
         succeeded = dbt.invoke(
             ["build", "--exclude", "resource_type:seed", "--log-level", "warn"], project_dir=project
