@@ -31,6 +31,12 @@ replay-example: $(STAMP)
 seeds: $(STAMP)
 	$(BIN)/python scripts/build_example_seeds.py
 
+## Benchmarks: each prints its ratio against a baseline measured in the same run.
+bench: $(STAMP)
+	cd bench && ../$(BIN)/python bench_tokens.py 2>/dev/null
+	cd bench && ../$(BIN)/python bench_range_join.py 2>/dev/null
+	cd bench && ../$(BIN)/python bench_generation.py 2>/dev/null
+
 docs: $(STAMP)
 	$(BIN)/cdclake docs generate
 

@@ -26,9 +26,14 @@ def timed(results: dict, name: str):
 
 def compiled_model(model: str) -> str:
     """The model's SQL as dbt compiles it for a build (refs rendered as `schema.model`)."""
+    import contextlib
+    import sys
+
     from cdclake import dbt
 
-    assert dbt.invoke(["compile", "--select", model, "--log-level", "warn"]), f"dbt compile {model} failed"
+    with contextlib.redirect_stdout(sys.stderr):      # dbt prints the compiled SQL
+        ok = dbt.invoke(["compile", "--select", model, "--log-level", "warn"])
+    assert ok, f"dbt compile {model} failed"
     (path,) = (target_dir() / "compiled").rglob(f"{model}.sql")
     return path.read_text()
 
