@@ -194,3 +194,62 @@ def test_timeuuid_of_a_known_instant():
     assert uuid.UUID(text).time == 1_585_140_283_006_000 * 10 + 0x01B21DD213814000
     assert text.endswith("-8000-000000000000")
     assert util.datetime_from_uuid1(uuid.UUID(text)) == datetime.datetime(2020, 3, 25, 12, 44, 43, 6000)
+
+
+# Composite and remaining key types: the driver serializes, our JSON encoding goes through
+# serialize_json_value; ScyllaDB stores frozen sets and map keys sorted and de-duplicated, so
+# the driver gets them in CQL order (Python's order for these element types).
+COMPOSITE_VALUES = {
+    "decimal": (
+        "DecimalType",
+        st.decimals(allow_nan=False, allow_infinity=False, min_value=-10**20, max_value=10**20),
+        lambda v: v, lambda v: v,
+    ),
+    "frozen<list<int>>": (
+        "ListType(Int32Type)", st.lists(st.integers(-2**31, 2**31 - 1), max_size=6),
+        lambda v: {"list": v}, lambda v: v,
+    ),
+    "frozen<set<text>>": (
+        "SetType(UTF8Type)", st.lists(st.text(max_size=8), max_size=6),
+        lambda v: {"set": v}, lambda v: sorted(set(v)),
+    ),
+    "frozen<map<int, text>>": (
+        "MapType(Int32Type,UTF8Type)",
+        st.dictionaries(st.integers(-2**31, 2**31 - 1), st.text(max_size=8), max_size=6),
+        lambda v: {"map": [[k, x] for k, x in v.items()]}, lambda v: dict(sorted(v.items())),
+    ),
+    "tuple<int, text, boolean>": (
+        "TupleType(Int32Type,UTF8Type,BooleanType)",
+        st.tuples(st.integers(-2**31, 2**31 - 1), st.text(max_size=8), st.booleans()),
+        lambda v: {"tuple": list(v)}, lambda v: v,
+    ),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(COMPOSITE_VALUES)).flatmap(
+    lambda name: st.tuples(st.just(name), COMPOSITE_VALUES[name][1])))
+def test_composite_and_decimal_keys_match_driver(typed):
+    from decimal import Decimal
+
+    from python_udfs.cql_values import serialize_json_value
+    from python_udfs.tokens import token_of_partition_key
+
+    cql_type, value = typed
+    casstype, _, to_json, to_driver = COMPOSITE_VALUES[cql_type]
+    driver_bytes = cqltypes.lookup_casstype(casstype).serialize(to_driver(value), PROTOCOL_VERSION)
+    json_value = to_json(value)
+    assert serialize_json_value(json_value, cql_type) == driver_bytes
+    # a decimal is written as its exact literal (JSON numbers are read with their scale)
+    key_text = '{"k": ' + (str(value) if isinstance(value, Decimal) else json.dumps(json_value)) + "}"
+    assert token_of_partition_key(key_text, ["k"], [cql_type]) == Murmur3Token.hash_fn(driver_bytes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-2**31, 2**31 - 1), st.one_of(st.none(), st.text(max_size=8)))
+def test_frozen_udt_serializes_like_the_tuple_of_its_fields(a, b):
+    from python_udfs.cql_values import serialize_json_value
+
+    udt_bytes = serialize_json_value({"udt": {"a": a, "b": b}}, "frozen<ut>", {"ut": [("a", "int"), ("b", "text")]})
+    tuple_bytes = cqltypes.lookup_casstype("TupleType(Int32Type,UTF8Type)").serialize((a, b), PROTOCOL_VERSION)
+    assert udt_bytes == tuple_bytes
