@@ -23,12 +23,10 @@ UUID_EPOCH_OFFSET = 0x01B21DD213814000
 
 
 def skip_reason(case: dict) -> str | None:
-    """Why a case cannot run yet (None: it runs). Issue 4 brings collections, statics and images."""
+    """Why a case cannot run yet (None: it runs). Issue 4 brings collections, user types and images."""
     ddl = " ".join(case["setup"] + [s["cql"] for s in case["statements"]]).lower()
     if re.search(r"\b(map|set|list)\s*<", ddl) or "create type" in ddl:
         return "needs non-frozen collections / user types (issue 4)"
-    if re.search(r"\bstatic\b", ddl):
-        return "needs static columns (issue 4)"
     if "'preimage'" in ddl or "'postimage'" in ddl:
         return "needs pre-/post-images (issue 4)"
     return None

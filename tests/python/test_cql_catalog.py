@@ -10,6 +10,9 @@ from cdclake.schema_records import BaseColumn, BaseTable
 KEYSPACE = "CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};\n"
 
 
+LOG_CREATED_MS = 1_700_000_000_001     # statement 2's clock (the keyspace is statement 1), in ms
+
+
 def run(cql: str):
     return run_script(KEYSPACE + cql, now_us=1_700_000_000_000_000)
 
@@ -86,7 +89,9 @@ def test_table_without_cdc_has_default_records():
 ])
 def test_cdc_options_are_normalised(options, expected):
     record = table_record(f"CREATE TABLE ks.t (pk int PRIMARY KEY, v int) WITH cdc = {options}")
-    assert record == BaseTable("ks", "t", **expected)
+    # the log table exists from the CREATE (statement 2 of the script) when CDC is enabled
+    created_ms = LOG_CREATED_MS if expected["cdc_enabled"] else None
+    assert record == BaseTable("ks", "t", **expected, cdc_log_created_ms=created_ms)
 
 
 @pytest.mark.parametrize("options, message", [
@@ -108,11 +113,14 @@ def test_alter_table_with_cdc_replaces_the_whole_map():
     result = run("CREATE TABLE ks.t (pk int PRIMARY KEY, v int) "
                  "WITH cdc = {'enabled': true, 'preimage': true, 'postimage': true, 'ttl': 100};"
                  "ALTER TABLE ks.t WITH cdc = {'enabled': true, 'delta': 'keys'}")
-    assert result.tables == [BaseTable("ks", "t", cdc_enabled=True, cdc_delta="keys")]
+    assert result.tables == [BaseTable("ks", "t", cdc_enabled=True, cdc_delta="keys", cdc_log_created_ms=LOG_CREATED_MS)]
     result = run("CREATE TABLE ks.t (pk int PRIMARY KEY, v int) WITH cdc = {'enabled': true, 'preimage': 'full'};"
                  "ALTER TABLE ks.t WITH cdc = {'enabled': false};"
                  "ALTER TABLE ks.t WITH default_time_to_live = 30")
-    assert result.tables == [BaseTable("ks", "t", cdc_enabled=False, default_time_to_live=30)]
+    # disabling CDC detaches the log table but keeps it (and its creation time)
+    assert result.tables == [
+        BaseTable("ks", "t", cdc_enabled=False, default_time_to_live=30, cdc_log_created_ms=LOG_CREATED_MS)
+    ]
 
 
 def test_counter_tables_cannot_have_cdc():
