@@ -7,9 +7,10 @@ on a 4-node slice of the same shape, extrapolated per stream.
 from __future__ import annotations
 
 import os
-import time
 
-from _common import bench_session, compiled_model, point_inputs, report, timed
+from _common import bench_session, report, timed
+
+from cdclake.compiled_models import compiled_model_sql as compiled_model, point_inputs
 
 NODES = int(os.environ.get("BENCH_GENERATION_NODES", 100))
 VNODES, SHARDS, IGNORE_MSB = 256, 64, 12

@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import random
 
-from _common import bench_session, compiled_model, point_inputs, report, timed
+from _common import bench_session, report, timed
+
+from cdclake.compiled_models import compiled_model_sql as compiled_model, point_inputs
 
 TOKENS = int(os.environ.get("BENCH_JOIN_TOKENS", 200_000))
 RANGE_COUNTS = (256, 65_536)

@@ -68,3 +68,29 @@ def test_the_table_without_cdc_has_no_log(built):
     tables = {r.tableName for r in built.sql("show tables in shop").collect()}
     assert "audit_scylla_cdc_log" not in tables
     assert {"orders_scylla_cdc_log", "inventory_scylla_cdc_log", "sessions_scylla_cdc_log"} <= tables
+
+
+def test_the_stream_invariants_catch_a_corrupted_generation(built):
+    """Swap the streams of shards 0 and 1 in one vnode: the stream-layout dbt test must fail."""
+    streams = built.table("cdc_input.cdc_generation_streams").toPandas()
+    original = streams.copy()
+    first = (streams.generation_ts_ms == streams.generation_ts_ms.min()) & (streams.vnode_index == 3)
+    shard0, shard1 = streams.index[first & (streams.shard == 0)][0], streams.index[first & (streams.shard == 1)][0]
+    streams.loc[[shard0, shard1], "stream_id"] = streams.loc[[shard1, shard0], "stream_id"].to_numpy()
+    schema = built.table("cdc_input.cdc_generation_streams").schema
+
+    def load(frame):
+        built.createDataFrame(frame, schema=schema).write.mode("overwrite").saveAsTable(
+            "cdc_input.cdc_generation_streams_tmp")
+        built.sql("insert overwrite table cdc_input.cdc_generation_streams "
+                  "select * from cdc_input.cdc_generation_streams_tmp")
+        built.sql("drop table cdc_input.cdc_generation_streams_tmp")
+
+    select = ["--select", "int_token_ranges", "int_token_range_streams", "--log-level", "error"]
+    try:
+        load(streams)
+        assert dbt.invoke(["run"] + select)
+        assert not dbt.invoke(["test"] + select), "the corrupted shard order went unnoticed"
+    finally:
+        load(original)
+        assert dbt.invoke(["run"] + select) and dbt.invoke(["test"] + select)

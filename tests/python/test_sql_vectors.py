@@ -6,11 +6,9 @@ views holding one vector's inputs, and the compiled SQL runs on the session's Sp
 """
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from cdclake import dbt
+from cdclake.compiled_models import compiled_model_sql, point_inputs
 from cdclake.paths import target_dir
 
 COMPILED = target_dir() / "compiled" / "scylla_cdc_lake" / "models"
@@ -38,16 +36,7 @@ MESSAGE_STARTS = {
 
 
 def compiled_sql(spark, model_path, variables: str) -> str:
-    assert dbt.invoke(["compile", "--select", model_path.stem, "--vars", variables, "--log-level", "warn"])
-    return model_path.read_text()
-
-
-def point_inputs(sql: str, views: dict[str, str]) -> str:
-    """Replace each `schema.model` reference by the name of a view."""
-    for relation, view in views.items():
-        sql, count = re.subn(rf"`?\w+`?\.`?{relation}`?\b", view, sql)
-        assert count, f"{relation} is not an input of the compiled model"
-    return sql
+    return compiled_model_sql(model_path.stem, variables)
 
 
 def vectors_of(math_vectors, function):
