@@ -9,6 +9,7 @@ import numpy as np
 from python_udfs.cql_types import CqlType, UdtRegistry, parse_cql_type
 from python_udfs.cql_values import CqlValueError, describe_json, loads_json, serialize_json_value
 from python_udfs.murmur3 import murmur3_token, murmur3_tokens
+from python_udfs.token_fast_path import fast_routing_key
 
 MAX_COMPONENT_BYTES = 0xFFFF
 END_OF_COMPONENT = b"\x00"
@@ -77,7 +78,7 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
     """Vectorized ``token_of_partition_key``: (int64 tokens, error message or None per row).
 
     Rows whose key is null or cannot be tokenised get token 0 and an error message; hashing is
-    batched by key length.
+    batched by key length. Keys of the commonest types take a fast path (token_fast_path).
     """
     keys: list[bytes] = []
     hashed_rows: list[int] = []
@@ -89,11 +90,15 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
         if names is None or types is None:
             errors[row] = "partition key column names or types are null"
             continue
-        try:
-            keys.append(routing_key_of_partition_key(key_json, list(names), list(types), udts))
-            hashed_rows.append(row)
-        except CqlValueError as error:
-            errors[row] = str(error)
+        key = fast_routing_key(key_json, names, tuple(types))
+        if key is None:
+            try:
+                key = routing_key_of_partition_key(key_json, list(names), list(types), udts)
+            except CqlValueError as error:
+                errors[row] = str(error)
+                continue
+        keys.append(key)
+        hashed_rows.append(row)
     tokens = np.zeros(len(partition_keys_json), dtype=np.int64)
     tokens[hashed_rows] = murmur3_tokens(keys)
     return tokens, errors
