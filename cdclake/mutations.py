@@ -8,6 +8,11 @@ front door produces it and the dbt source ``cdc_input.base_mutations`` holds it.
 
 Values are JSON text in the encoding of ``cases_docs.json`` ``conventions.value_encoding``
 (numbers, strings, booleans; blobs as ``"0x..."`` strings).
+
+Non-frozen collections and user types are multi-cell (scylla-log.md §3): a ``cell`` with an
+``element_key`` is one element (map key, set element, list timeuuid key, UDT field index) --
+live with its value (a set element has no value), or dead -- and a ``collection_tombstone``
+deletes the whole column's older cells (its timestamp is T-1 for an overwrite, T for a DELETE).
 """
 from __future__ import annotations
 
@@ -19,8 +24,9 @@ CELL = "cell"
 ROW_TOMBSTONE = "row_tombstone"
 RANGE_TOMBSTONE = "range_tombstone"
 PARTITION_TOMBSTONE = "partition_tombstone"
+COLLECTION_TOMBSTONE = "collection_tombstone"
 
-ATOM_KINDS = (ROW_MARKER, CELL, ROW_TOMBSTONE, RANGE_TOMBSTONE, PARTITION_TOMBSTONE)
+ATOM_KINDS = (ROW_MARKER, CELL, ROW_TOMBSTONE, RANGE_TOMBSTONE, PARTITION_TOMBSTONE, COLLECTION_TOMBSTONE)
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,7 @@ class Atom:
     range_start_inclusive: Optional[bool] = None
     range_end: Optional[str] = None
     range_end_inclusive: Optional[bool] = None
+    element_key: Optional[str] = None      # element cells of non-frozen collections/UDTs: the JSON key
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -70,5 +77,6 @@ ATOM_SPARK_SCHEMA = ", ".join(
         ("range_start_inclusive", "boolean"),
         ("range_end", "string"),
         ("range_end_inclusive", "boolean"),
+        ("element_key", "string"),
     ]
 )

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import shutil
 import sys
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,12 +97,23 @@ def replay(
 ) -> ReplayResult:
     """Run a CQL script through the CDC pipeline and return the log it produces."""
     from cdclake.cql.interpreter import run_script
-    from cdclake.spark import create_session
 
     now_us = now_micros() if now_us is None else now_us
-    workspace = workspace or target_dir() / "replay"
     script_result = run_script(script, now_us=now_us, step_us=step_us, skew_us=skew_us)
+    return replay_records(script_result, now_us=now_us, generations=generations, workspace=workspace)
 
+
+def replay_records(
+    script_result,
+    *,
+    now_us: int,
+    generations: Path | None = None,
+    workspace: Path | None = None,
+) -> ReplayResult:
+    """Run mutation atoms and schema records (a ScriptResult) through the CDC pipeline."""
+    from cdclake.spark import create_session
+
+    workspace = workspace or target_dir() / "replay"
     spark = create_session(workspace / "warehouse", app_name="cdclake-replay")
     table_format = os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
     generation_input = generation_tables.from_path(generations) if generations else default_generations(now_us)

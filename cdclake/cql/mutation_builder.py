@@ -6,22 +6,27 @@ the mutation keeps one winner, reconciled as ScyllaDB's ``compare_atomic_cell_fo
 ``compare_row_marker_for_merge`` do: the higher timestamp; on a tie a dead cell beats a live
 one, then the greater serialized value, then the expiring one / the longer TTL. A row keeps the
 newest row tombstone, a partition the newest partition tombstone; range tombstones with the same
-bounds keep the newest (overlapping different ranges are kept as they are).
+bounds keep the newest (overlapping different ranges are kept as they are). A non-frozen
+collection/UDT column keeps its newest collection tombstone and, per element key, the winning
+element cell (same rules as cells, the value compared in the element's type).
 
 Atoms come out in ScyllaDB's visitation order (§4.4): per partition the static row, then
-clustered rows in clustering order (marker, cells by column order, row tombstone), then range
-tombstones by start bound, then the partition tombstone.
+clustered rows in clustering order (marker, cells by column order -- a collection column as its
+tombstone then its element cells in key order --, row tombstone), then range tombstones by start
+bound, then the partition tombstone.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from cdclake.cql import types as t
 from cdclake.cql.catalog import Column, Table
 from cdclake.cql.restrictions import ClusteringRange
-from cdclake.cql.udf_adapter import bound_name, clustering_key, serialize
+from cdclake.cql.udf_adapter import bound_name, clustering_key, serialize, value_key
 from cdclake.cql.values import to_json
-from cdclake.mutations import CELL, PARTITION_TOMBSTONE, RANGE_TOMBSTONE, ROW_MARKER, ROW_TOMBSTONE, Atom
+from cdclake.mutations import (CELL, COLLECTION_TOMBSTONE, PARTITION_TOMBSTONE, RANGE_TOMBSTONE, ROW_MARKER,
+                               ROW_TOMBSTONE, Atom)
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,25 @@ class CellWrite:
 
 
 @dataclass(frozen=True)
+class ElementWrite:
+    """A live or dead element cell of a non-frozen collection/UDT. ``key`` is the element key in
+    the JSON model (map key, set element, list timeuuid string, UDT field index); ``value`` is the
+    live element's value (None for a set element)."""
+
+    timestamp: int
+    key: Any
+    is_live: bool
+    value: Any = None
+    ttl: Optional[int] = None
+
+
+@dataclass
+class _Collection:
+    tombstone: Optional[int] = None
+    elements: dict[str, ElementWrite] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class RowMarker:
     timestamp: int
     ttl: Optional[int] = None
@@ -48,6 +72,7 @@ class _Row:
     key: tuple
     marker: Optional[RowMarker] = None
     cells: dict[str, CellWrite] = field(default_factory=dict)
+    collections: dict[str, _Collection] = field(default_factory=dict)
     tombstone: Optional[int] = None
 
 
@@ -56,6 +81,7 @@ class _Partition:
     table: Table
     key: tuple
     static_cells: dict[str, CellWrite] = field(default_factory=dict)
+    static_collections: dict[str, _Collection] = field(default_factory=dict)
     rows: dict[str, _Row] = field(default_factory=dict)
     range_tombstones: dict[tuple, tuple[ClusteringRange, int]] = field(default_factory=dict)
     tombstone: Optional[int] = None
@@ -75,6 +101,44 @@ def cell_wins(new: CellWrite, old: CellWrite, column: Column) -> bool:
     return (new.ttl or 0) > (old.ttl or 0)
 
 
+def element_key_type(cql_type: t.CqlType) -> t.CqlType:
+    """The type of a non-frozen collection/UDT column's element keys."""
+    if isinstance(cql_type, t.MapType):
+        return cql_type.key
+    if isinstance(cql_type, t.SetType):
+        return cql_type.element
+    if isinstance(cql_type, t.ListType):
+        return t.NativeType("timeuuid")
+    return t.NativeType("smallint")          # UDT field index
+
+
+def element_value_type(cql_type: t.CqlType, key: Any) -> Optional[t.CqlType]:
+    """The type of the value of the element at ``key`` (None for set elements)."""
+    if isinstance(cql_type, t.MapType):
+        return cql_type.value
+    if isinstance(cql_type, t.ListType):
+        return cql_type.element
+    if isinstance(cql_type, t.UserType):
+        return cql_type.field_types[key]
+    return None
+
+
+def element_wins(new: ElementWrite, old: ElementWrite, column: Column) -> bool:
+    """Whether element cell ``new`` replaces ``old`` (same key) in one mutation."""
+    if new.timestamp != old.timestamp:
+        return new.timestamp > old.timestamp
+    if new.is_live != old.is_live:
+        return not new.is_live
+    if not new.is_live:
+        return False
+    value_type = element_value_type(column.type, new.key)
+    if value_type is not None:
+        new_bytes, old_bytes = serialize(value_type, new.value), serialize(value_type, old.value)
+        if new_bytes != old_bytes:
+            return new_bytes > old_bytes
+    return (new.ttl or 0) > (old.ttl or 0)
+
+
 def marker_wins(new: RowMarker, old: RowMarker) -> bool:
     if new.timestamp != old.timestamp:
         return new.timestamp > old.timestamp
@@ -86,6 +150,22 @@ class MutationBuilder:
 
     def __init__(self) -> None:
         self._partitions: dict[tuple, _Partition] = {}
+        self._list_seq = 0
+
+    def next_list_append_seq(self) -> int:
+        """The request-wide list value counter (``query_options::next_list_append_seq``)."""
+        seq = self._list_seq
+        self._list_seq += 1
+        return seq
+
+    def next_list_prepend_seq(self, count: int, limit: int) -> int:
+        """First sub-microsecond sequence of a ``count``-value prepend
+        (``query_options::next_list_prepend_seq``): reserves ``count`` values of the shared
+        counter and counts down from ``limit``; ``limit`` itself means "too many values"."""
+        if self._list_seq + count < limit:
+            self._list_seq += count
+            return limit - self._list_seq
+        return limit
 
     def _partition(self, table: Table, key: tuple) -> _Partition:
         identity = (table.keyspace, table.name, to_json(list(key)))
@@ -117,6 +197,30 @@ class MutationBuilder:
         if old is None or cell_wins(cell, old, column):
             cells[column.name] = cell
 
+    def _collection(self, table: Table, partition_key: tuple, clustering_key: Optional[tuple],
+                    column: Column) -> _Collection:
+        if column.kind == "static":
+            collections = self._partition(table, partition_key).static_collections
+        else:
+            collections = self._row(table, partition_key, clustering_key).collections
+        return collections.setdefault(column.name, _Collection())
+
+    def add_collection_tombstone(self, table: Table, partition_key: tuple, clustering_key: Optional[tuple],
+                                 column: Column, timestamp: int) -> None:
+        """Deletes the older cells of non-frozen collection/UDT ``column`` (newest tombstone kept)."""
+        collection = self._collection(table, partition_key, clustering_key, column)
+        if collection.tombstone is None or collection.tombstone < timestamp:
+            collection.tombstone = timestamp
+
+    def add_element(self, table: Table, partition_key: tuple, clustering_key: Optional[tuple], column: Column,
+                    element: ElementWrite) -> None:
+        """An element cell of non-frozen collection/UDT ``column``; one winner per element key."""
+        elements = self._collection(table, partition_key, clustering_key, column).elements
+        identity = to_json(element.key)
+        old = elements.get(identity)
+        if old is None or element_wins(element, old, column):
+            elements[identity] = element
+
     def add_row_tombstone(self, table: Table, partition_key: tuple, clustering_key: tuple, timestamp: int) -> None:
         row = self._row(table, partition_key, clustering_key)
         row.tombstone = timestamp if row.tombstone is None else max(row.tombstone, timestamp)
@@ -140,12 +244,16 @@ class MutationBuilder:
             for column in partition.table.static:
                 if column.name in partition.static_cells:
                     atoms.append(emit.cell(None, column.name, partition.static_cells[column.name]))
+                if column.name in partition.static_collections:
+                    atoms.extend(emit.collection(None, column, partition.static_collections[column.name]))
             for row in _rows_in_clustering_order(partition):
                 if row.marker is not None:
                     atoms.append(emit.marker(row.key, row.marker))
                 for column in partition.table.regular:
                     if column.name in row.cells:
                         atoms.append(emit.cell(row.key, column.name, row.cells[column.name]))
+                    if column.name in row.collections:
+                        atoms.extend(emit.collection(row.key, column, row.collections[column.name]))
                 if row.tombstone is not None:
                     atoms.append(emit.row_tombstone(row.key, row.tombstone))
             for bounds, timestamp in _ranges_in_clustering_order(partition):
@@ -191,6 +299,23 @@ class _AtomFactory:
                     clustering_key=self._clustering_json(key), column_name=column_name, is_live=cell.is_live,
                     value=to_json(cell.value) if cell.is_live else None,
                     ttl_seconds=cell.ttl if cell.is_live else None)
+
+    def collection(self, key: Optional[tuple], column: Column, collection: _Collection) -> list[Atom]:
+        """The collection tombstone, then the element cells in element-key order."""
+        atoms = []
+        clustering = self._clustering_json(key)
+        if collection.tombstone is not None:
+            atoms.append(Atom(**self.common, atom_kind=COLLECTION_TOMBSTONE, write_timestamp=collection.tombstone,
+                              clustering_key=clustering, column_name=column.name))
+        key_type = element_key_type(column.type)
+        for element in sorted(collection.elements.values(), key=lambda e: value_key(key_type, e.key)):
+            atoms.append(Atom(**self.common, atom_kind=CELL, write_timestamp=element.timestamp,
+                              clustering_key=clustering, column_name=column.name, is_live=element.is_live,
+                              value=to_json(element.value) if element.is_live and element.value is not None
+                              else None,
+                              ttl_seconds=element.ttl if element.is_live else None,
+                              element_key=to_json(element.key)))
+        return atoms
 
     def marker(self, key: tuple, marker: RowMarker) -> Atom:
         return Atom(**self.common, atom_kind=ROW_MARKER, write_timestamp=marker.timestamp,

@@ -11,21 +11,37 @@ For atomic columns (native types, frozen collections/UDTs, tuples), static ones 
   clustering prefix or slice (a range holding exactly one full key becomes a row tombstone, an
   empty range writes nothing), a partition tombstone when only the partition key is restricted.
 
+Non-frozen collections (map, set, list) and UDTs are multi-cell (``CollectionWrite``):
+
+* ``c = <value>`` and INSERT: a collection tombstone at T-1, then one live element cell per
+  element (``null``, ``{}``, ``[]``: the tombstone only; a UDT: only its non-null fields);
+* ``c = c + {...}`` (map/set), ``c[k] = v``, ``u.f = v``, ``l[SCYLLA_TIMEUUID_LIST_INDEX(u)] = v``:
+  live element cells; ``c = c - {...}`` (map keys, set elements), ``c[k] = null``, ``u.f = null``,
+  ``DELETE c[k]`` (map/set), ``DELETE u.f``: dead element cells;
+* ``DELETE c``: a collection tombstone at T;
+* list appends ``l = l + [...]`` (and list overwrites) and prepends ``l = [...] + l``: element
+  cells at generated timeuuid keys (``list_keys``), generated when the write is applied to each
+  row, from a counter shared by the whole request (``MutationBuilder.next_list_append_seq``).
+
+Element keys (JSON model): the map key, the set element, the list key's timeuuid text, the UDT
+field's 0-based declaration index.
+
 TTL: ``USING TTL n`` (``0`` = none), else the table's ``default_time_to_live``; dead cells and
-tombstones have none. Non-atomic writes (non-frozen collections and UDTs, list operations,
-counters), LWT conditions and INSERT JSON raise ``CqlUnsupportedError``: they are planned in
-``_column_write``/``_deletion`` where collection atoms (tombstone at T-1, element cells) belong.
+tombstones have none. Counters, LWT conditions, INSERT JSON and the list operations that need a
+read before the write (``l[i] = v``, ``DELETE l[i]``, ``l = l - [...]``) raise
+``CqlUnsupportedError``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional, Union
 
 from cdclake.cql import ast
 from cdclake.cql import types as t
 from cdclake.cql.catalog import MAX_TTL_SECONDS, Column, Table
 from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
-from cdclake.cql.mutation_builder import CellWrite, MutationBuilder, RowMarker
+from cdclake.cql.list_keys import SUBMICRO_LIMIT, list_key, prepend_micros
+from cdclake.cql.mutation_builder import CellWrite, ElementWrite, MutationBuilder, RowMarker
 from cdclake.cql.restrictions import WriteTarget, resolve_write_target
 from cdclake.cql.values import INTEGER_RANGES, literal_value
 
@@ -86,10 +102,94 @@ def _column(table: Table, name: str) -> Column:
     return column
 
 
-def _non_atomic(column: Column, construct: str) -> CqlUnsupportedError:
-    """``construct`` ends with its preposition, e.g. ``assignments to``."""
-    kind = "collection" if t.is_collection(column.type) else "user type"
-    return CqlUnsupportedError(f"{construct} non-frozen {kind} column '{column.name}' are not supported yet")
+def _read_before_write(column: Column, text: str) -> CqlUnsupportedError:
+    return CqlUnsupportedError(f"list operations that read the list before writing ({text} on non-frozen list "
+                               f"column '{column.name}') are not supported: their element keys depend on the "
+                               "table's current state")
+
+
+# ------------------------------------------------------------------------------ collections
+
+
+@dataclass(frozen=True)
+class CollectionWrite:
+    """A write to a non-frozen collection/UDT column: an optional collection tombstone, element
+    cells with known keys, and list values whose keys are generated when the write is applied to
+    a row (``list_mode`` ``append`` or ``prepend``)."""
+
+    timestamp: int
+    ttl: Optional[int] = None
+    tombstone: Optional[int] = None
+    elements: tuple[ElementWrite, ...] = ()
+    list_values: tuple = ()
+    list_mode: Optional[str] = None
+
+    def apply(self, builder: MutationBuilder, table: Table, partition_key: tuple, row: Optional[tuple],
+              column: Column) -> None:
+        if self.tombstone is not None:
+            builder.add_collection_tombstone(table, partition_key, row, column, self.tombstone)
+        for element in self.elements:
+            builder.add_element(table, partition_key, row, column, element)
+        if self.list_mode == "append":
+            for value in self.list_values:
+                key = list_key(self.timestamp, builder.next_list_append_seq())
+                builder.add_element(table, partition_key, row, column, self._live(key, value))
+        elif self.list_mode == "prepend":
+            micros = prepend_micros(self.timestamp)
+            seq = builder.next_list_prepend_seq(len(self.list_values), SUBMICRO_LIMIT)
+            for offset, value in enumerate(self.list_values):
+                key = list_key(micros, seq + offset)
+                builder.add_element(table, partition_key, row, column, self._live(key, value))
+
+    def _live(self, key: Any, value: Any) -> ElementWrite:
+        return ElementWrite(self.timestamp, key, True, value, self.ttl)
+
+
+ColumnWrite = Union[CellWrite, CollectionWrite]
+
+
+def _live_elements(column: Column, value: Any, attributes: WriteAttributes) -> tuple[ElementWrite, ...]:
+    """Live element cells of a map, set or UDT value (JSON model); nothing for null."""
+    if value is None:
+        return ()
+    timestamp, ttl = attributes.timestamp, attributes.ttl
+    cql_type = column.type
+    if isinstance(cql_type, t.MapType):
+        return tuple(ElementWrite(timestamp, key, True, item, ttl) for key, item in value["map"])
+    if isinstance(cql_type, t.SetType):
+        return tuple(ElementWrite(timestamp, element, True, None, ttl) for element in value["set"])
+    if isinstance(cql_type, t.UserType):
+        fields = value["udt"]
+        return tuple(ElementWrite(timestamp, index, True, fields[name], ttl)
+                     for index, name in enumerate(cql_type.field_names) if fields[name] is not None)
+    raise AssertionError(f"not a map, set or user type: {cql_type}")
+
+
+def _dead_elements(keys, attributes: WriteAttributes) -> tuple[ElementWrite, ...]:
+    return tuple(ElementWrite(attributes.timestamp, key, False) for key in keys)
+
+
+def _element(key: Any, value: Any, attributes: WriteAttributes) -> ElementWrite:
+    if value is None:
+        return ElementWrite(attributes.timestamp, key, False)
+    return ElementWrite(attributes.timestamp, key, True, value, attributes.ttl)
+
+
+def _collection_overwrite(column: Column, value: Any, attributes: WriteAttributes) -> CollectionWrite:
+    """``c = <value>`` / INSERT: a tombstone just before T, then the value's elements."""
+    tombstone = attributes.timestamp - 1
+    if isinstance(column.type, t.ListType):
+        return _list_write(value, attributes, "append", tombstone)
+    return CollectionWrite(attributes.timestamp, attributes.ttl, tombstone,
+                           _live_elements(column, value, attributes))
+
+
+def _list_write(value: Any, attributes: WriteAttributes, mode: str,
+                tombstone: Optional[int] = None) -> CollectionWrite:
+    if value is None:              # appending or prepending null does nothing
+        return CollectionWrite(attributes.timestamp, attributes.ttl, tombstone)
+    return CollectionWrite(attributes.timestamp, attributes.ttl, tombstone,
+                           list_values=tuple(value["list"]), list_mode=mode)
 
 
 # ------------------------------------------------------------------------------------ INSERT
@@ -104,7 +204,7 @@ def plan_insert(statement: ast.Insert, table: Table, attributes: WriteAttributes
     if len(statement.columns) != len(statement.values):
         raise CqlRequestError("Unmatched column names/values")
     key_relations: list[ast.AnyRelation] = []
-    writes: list[tuple[Column, CellWrite]] = []
+    writes: list[tuple[Column, ColumnWrite]] = []
     for index, (name, term) in enumerate(zip(statement.columns, statement.values)):
         column = _column(table, name)
         if name in statement.columns[:index]:
@@ -112,9 +212,11 @@ def plan_insert(statement: ast.Insert, table: Table, attributes: WriteAttributes
         if column.is_primary_key:
             key_relations.append(ast.Relation(name, "=", term, term.pos, f"{name} = <value>"))
         else:
+            value = literal_value(term, column.type, name)
             if column.type.is_multi_cell:
-                raise _non_atomic(column, "INSERT values for")
-            writes.append((column, _cell(literal_value(term, column.type, name), attributes)))
+                writes.append((column, _collection_overwrite(column, value, attributes)))
+            else:
+                writes.append((column, _cell(value, attributes)))
     target = resolve_write_target(table, tuple(key_relations), statement_kind="INSERT",
                                   modified=[column for column, _ in writes])
     for partition_key in target.partition_keys:
@@ -131,13 +233,16 @@ def _cell(value, attributes: WriteAttributes) -> CellWrite:
 
 
 def _add_cells(builder: MutationBuilder, table: Table, partition_key: tuple, target: WriteTarget,
-               writes: list[tuple[Column, CellWrite]]) -> None:
-    for column, cell in writes:
-        if column.kind == "static":
-            builder.add_cell(table, partition_key, None, column, cell)
-        else:
-            for row in target.rows:
-                builder.add_cell(table, partition_key, row, column, cell)
+               writes: list[tuple[Column, ColumnWrite]]) -> None:
+    """Applies the writes row by row, each row's operations in statement order (as ScyllaDB's
+    ``add_update_for_key`` does; the order in which list keys are generated)."""
+    for row in (target.rows or [None]):
+        for column, write in writes:
+            row_key = None if column.kind == "static" else row
+            if isinstance(write, CollectionWrite):
+                write.apply(builder, table, partition_key, row_key, column)
+            else:
+                builder.add_cell(table, partition_key, row_key, column, write)
 
 
 # ------------------------------------------------------------------------------------ UPDATE
@@ -149,37 +254,49 @@ def plan_update(statement: ast.Update, table: Table, attributes: WriteAttributes
     for column, assignment in writes:
         if column.is_primary_key:
             raise CqlRequestError(f"PRIMARY KEY part {column.name} found in SET part")
-    cells = [(column, _cell(_column_write(column, assignment), attributes)) for column, assignment in writes]
+    cells = [(column, _column_write(column, assignment, attributes)) for column, assignment in writes]
     target = resolve_write_target(table, statement.where, statement_kind="UPDATE",
                                   modified=[column for column, _ in writes])
     for partition_key in target.partition_keys:
         _add_cells(builder, table, partition_key, target, cells)
 
 
-def _column_write(column: Column, assignment: ast.Assignment):
-    """The value an assignment writes to an atomic column (None = a dead cell)."""
-    kind, text, cql_type = assignment.kind, assignment.text, column.type
+def _column_write(column: Column, assignment: ast.Assignment, attributes: WriteAttributes) -> ColumnWrite:
+    """What an assignment writes: a cell of an atomic column, or a ``CollectionWrite``."""
+    kind, text, cql_type, name = assignment.kind, assignment.text, column.type, column.name
     if cql_type.is_counter:
         if kind == "set":
             raise CqlRequestError(f"Cannot set the value of counter column {column.name} "
                                   "(counters can only be incremented/decremented, not set)")
         raise CqlUnsupportedError(f"counter updates ({text}) are not supported")
     if kind == "set":
+        value = literal_value(assignment.value, cql_type, name)
         if cql_type.is_multi_cell:
-            raise _non_atomic(column, "assignments to")
-        return literal_value(assignment.value, cql_type, column.name)
+            return _collection_overwrite(column, value, attributes)
+        return _cell(value, attributes)
     if kind in ("add", "subtract"):
         if not t.is_collection(cql_type):
             raise CqlRequestError(f"Invalid operation ({text}) for non counter column {column.name}")
         if not cql_type.is_multi_cell:
             raise CqlRequestError(f"Invalid operation ({text}) for frozen collection column {column.name}")
-        raise _non_atomic(column, "element additions and removals on")
+        if isinstance(cql_type, t.ListType):
+            if kind == "subtract":
+                raise _read_before_write(column, text)
+            return _list_write(literal_value(assignment.value, cql_type, name), attributes, "append")
+        if kind == "add":
+            return CollectionWrite(attributes.timestamp, attributes.ttl,
+                                   elements=_live_elements(column, literal_value(assignment.value, cql_type, name),
+                                                           attributes))
+        key_type = cql_type.key if isinstance(cql_type, t.MapType) else cql_type.element
+        removed = literal_value(assignment.value, t.SetType(key_type), name)
+        return CollectionWrite(attributes.timestamp, attributes.ttl,
+                               elements=_dead_elements(removed["set"] if removed else (), attributes))
     if kind == "prepend":
         if not isinstance(cql_type, t.ListType):
             raise CqlRequestError(f"Invalid operation ({text}) for non list column {column.name}")
         if not cql_type.is_multi_cell:
             raise CqlRequestError(f"Invalid operation ({text}) for frozen list column {column.name}")
-        raise _non_atomic(column, "list prepends to")
+        return _list_write(literal_value(assignment.value, cql_type, name), attributes, "prepend")
     if kind in ("set_element", "set_timeuuid_element"):
         if kind == "set_timeuuid_element" and not isinstance(cql_type, t.ListType):
             raise CqlRequestError(f"Invalid operation ({text}) for non list column {column.name}")
@@ -189,7 +306,19 @@ def _column_write(column: Column, assignment: ast.Assignment):
             raise CqlRequestError(f"Invalid operation ({text}) for set column {column.name}")
         if not cql_type.is_multi_cell:
             raise CqlRequestError(f"Invalid operation ({text}) for frozen collection column {column.name}")
-        raise _non_atomic(column, "element assignments in")
+        if isinstance(cql_type, t.MapType):
+            key = literal_value(assignment.key, cql_type.key, f"key({name})")
+            if key is None:
+                raise CqlRequestError("Invalid null map key")
+            value = literal_value(assignment.value, cql_type.value, f"value({name})")
+        elif kind == "set_element":
+            raise _read_before_write(column, text)
+        else:
+            key = literal_value(assignment.key, t.NativeType("uuid"), f"uuid_idx({name})")
+            if key is None:
+                raise CqlRequestError("Invalid null value for list index")
+            value = literal_value(assignment.value, cql_type.element, f"value({name})")
+        return CollectionWrite(attributes.timestamp, attributes.ttl, elements=(_element(key, value, attributes),))
     if kind == "set_field":
         if not isinstance(cql_type, t.UserType):
             raise CqlRequestError(f"Invalid operation ({text}) for non-UDT column {column.name}")
@@ -197,7 +326,9 @@ def _column_write(column: Column, assignment: ast.Assignment):
             raise CqlRequestError(f"Invalid operation ({text}) for frozen UDT column {column.name}")
         if assignment.field_name not in cql_type.field_names:
             raise CqlRequestError(f"UDT column {column.name} does not have a field named {assignment.field_name}")
-        raise _non_atomic(column, "field assignments in")
+        index = cql_type.field_names.index(assignment.field_name)
+        value = literal_value(assignment.value, cql_type.field_types[index], f"{name}.{assignment.field_name}")
+        return CollectionWrite(attributes.timestamp, attributes.ttl, elements=(_element(index, value, attributes),))
     raise CqlRequestError(f"Unsupported assignment: {text}")
 
 
@@ -207,12 +338,13 @@ def _column_write(column: Column, assignment: ast.Assignment):
 def plan_delete(statement: ast.Delete, table: Table, attributes: WriteAttributes, builder: MutationBuilder) -> None:
     _refuse_lwt(statement)
     _refuse_counters(table)
-    columns = [_deletion(table, target) for target in statement.targets]
-    target = resolve_write_target(table, statement.where, statement_kind="DELETE", modified=columns)
+    deletions = [_deletion(table, target, attributes) for target in statement.targets]
+    target = resolve_write_target(table, statement.where, statement_kind="DELETE",
+                                  modified=[column for column, _ in deletions])
     timestamp = attributes.timestamp
     for partition_key in target.partition_keys:
-        if columns:
-            _add_cells(builder, table, partition_key, target, [(column, CellWrite(timestamp)) for column in columns])
+        if deletions:
+            _add_cells(builder, table, partition_key, target, deletions)
         elif target.whole_partition:
             builder.add_partition_tombstone(table, partition_key, timestamp)
         else:
@@ -226,8 +358,10 @@ def plan_delete(statement: ast.Delete, table: Table, attributes: WriteAttributes
                     builder.add_range_tombstone(table, partition_key, bounds, timestamp)
 
 
-def _deletion(table: Table, target: ast.DeleteTarget) -> Column:
-    """The atomic column a DELETE selection kills."""
+def _deletion(table: Table, target: ast.DeleteTarget, attributes: WriteAttributes) -> tuple[Column, ColumnWrite]:
+    """The column a DELETE selection writes to and what it writes: a dead cell, a collection
+    tombstone at T (not T-1), or a dead element cell."""
+    timestamp = attributes.timestamp
     column = _column(table, target.column)
     if column.is_primary_key:
         raise CqlRequestError(f"Invalid identifier {column.name} for deletion (should not be a PRIMARY KEY part)")
@@ -237,13 +371,26 @@ def _deletion(table: Table, target: ast.DeleteTarget) -> Column:
             raise CqlRequestError(f"Invalid deletion operation for non collection column {column.name}")
         if not cql_type.is_multi_cell:
             raise CqlRequestError(f"Invalid deletion operation for frozen collection column {column.name}")
-        raise _non_atomic(column, "element deletions in")
+        if isinstance(cql_type, t.ListType):
+            raise _read_before_write(column, f"DELETE {target.text}")
+        if isinstance(cql_type, t.MapType):
+            key = literal_value(target.key, cql_type.key, f"key({column.name})")
+            if key is None:
+                raise CqlRequestError("Invalid null map key")
+        else:
+            key = literal_value(target.key, cql_type.element, f"value({column.name})")
+            if key is None:
+                raise CqlRequestError("Invalid null set element")
+        return column, CollectionWrite(timestamp, elements=(ElementWrite(timestamp, key, False),))
     if target.field_name is not None:
         if not isinstance(cql_type, t.UserType):
             raise CqlRequestError(f"Invalid deletion operation for non-UDT column {column.name}")
         if not cql_type.is_multi_cell:
             raise CqlRequestError(f"Frozen UDT column {column.name} does not support field deletion")
-        raise _non_atomic(column, "field deletions in")
+        if target.field_name not in cql_type.field_names:
+            raise CqlRequestError(f"UDT column {column.name} does not have a field named {target.field_name}")
+        index = cql_type.field_names.index(target.field_name)
+        return column, CollectionWrite(timestamp, elements=(ElementWrite(timestamp, index, False),))
     if cql_type.is_multi_cell:
-        raise _non_atomic(column, "deletions of")
-    return column
+        return column, CollectionWrite(timestamp, tombstone=timestamp)
+    return column, CellWrite(timestamp)

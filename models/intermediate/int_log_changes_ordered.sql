@@ -24,11 +24,29 @@ with_marker as (
     select
         *,
         -- a change that carries a live row marker is an INSERT (op 2)
-        max(atom_kind = 'row_marker' and is_live) over (
+        max(atom_kind = 'row_marker' and is_live) over change as has_live_marker,
+        max(atom_kind = 'collection_tombstone') over (change_column) as column_has_tombstone
+    from keyed_atoms
+    window
+        change as (
             partition by write_id, keyspace_name, table_name, partition_key, change_ts,
             piece_kind, clustering_position, ttl_key
-        ) as has_live_marker
-    from keyed_atoms
+        ),
+        change_column as (
+            partition by write_id, keyspace_name, table_name, partition_key, change_ts,
+            piece_kind, clustering_position, ttl_key, column_name
+        )
+
+),
+
+inserts_split as (
+
+    -- an INSERT cannot express "add elements": a collection's elements without the column's
+    -- tombstone in the same change go to one extra UPDATE of the same key (cdc/split.cc)
+    select
+        *,
+        has_live_marker and not (element_key is not null and not column_has_tombstone) as is_insert
+    from with_marker
 
 ),
 
@@ -38,7 +56,7 @@ classified as (
         *,
         case piece_kind
             when 'static_upsert' then 1
-            when 'clustered_upsert' then if(has_live_marker, 2, 1)
+            when 'clustered_upsert' then if(is_insert, 2, 1)
             when 'row_tombstone' then 3
             when 'range_tombstone' then
                 case bound_kind
@@ -53,13 +71,13 @@ classified as (
         -- unsplit path: visitation order (static, clustered rows by key, ranges, partition)
         case
             when piece_kind = 'static_upsert' then 0
-            when piece_kind = 'clustered_upsert' and is_split then if(has_live_marker, 1, 2)
+            when piece_kind = 'clustered_upsert' and is_split then if(is_insert, 1, 2)
             when piece_kind = 'row_tombstone' and is_split then 3
             when piece_kind in ('clustered_upsert', 'row_tombstone') then 1
             when piece_kind = 'range_tombstone' then 4
             when piece_kind = 'partition_tombstone' then 5
         end as emission_rank
-    from with_marker
+    from inserts_split
 
 ),
 
@@ -98,6 +116,7 @@ select
     column_name,
     is_live,
     value,
+    element_key,
     piece_kind,
     is_split
 from numbered

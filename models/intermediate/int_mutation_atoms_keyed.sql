@@ -76,15 +76,18 @@ keyed as (
         pieces.column_kind,
         pieces.is_live,
         pieces.value,
+        pieces.element_key,
         pieces.bound_side,
         pieces.bound_kind,
         pieces.bound_prefix,
         case
-            when pieces.atom_kind = 'cell' and pieces.column_kind = 'static' then 'static_upsert'
-            when pieces.atom_kind in ('cell', 'row_marker') then 'clustered_upsert'
+            when pieces.atom_kind in ('cell', 'collection_tombstone') and pieces.column_kind = 'static'
+                then 'static_upsert'
+            when pieces.atom_kind in ('cell', 'row_marker', 'collection_tombstone') then 'clustered_upsert'
             else pieces.atom_kind
         end as piece_kind,
-        pieces.write_timestamp as change_ts,
+        -- "+1 compensation": an overwrite's tombstone (T-1) is logged at T, a DELETE's (T) at T+1
+        pieces.write_timestamp + if(pieces.atom_kind = 'collection_tombstone', 1, 0) as change_ts,
         -- a live cell or marker keys on its TTL; dead cells and tombstones on "no TTL" (0)
         case
             when pieces.atom_kind in ('cell', 'row_marker') and pieces.is_live
@@ -95,7 +98,7 @@ keyed as (
         cdc_clustering_sort_key(
             case
                 when pieces.atom_kind = 'range_tombstone' then pieces.range_start
-                when pieces.atom_kind in ('cell', 'row_marker', 'row_tombstone')
+                when pieces.atom_kind in ('cell', 'row_marker', 'row_tombstone', 'collection_tombstone')
                     and pieces.column_kind is distinct from 'static'
                     then coalesce(pieces.clustering_key, '{}')
             end,
@@ -141,7 +144,13 @@ mutation_shape as (
             min(if(piece_kind = 'clustered_upsert', clustering_position, null)) over mutation
             <= max(if(piece_kind = 'row_tombstone', clustering_position, null)) over mutation,
             false
-        ) as has_row_delete_after_upsert
+        ) as has_row_delete_after_upsert,
+        -- a live collection element visited after a row marker: an INSERT cannot express it
+        coalesce(
+            min(if(atom_kind = 'row_marker', clustering_position, null)) over mutation
+            <= max(if(element_key is not null and is_live, clustering_position, null)) over mutation,
+            false
+        ) as has_element_after_marker
     from keyed
     window mutation as (partition by write_id, keyspace_name, table_name, partition_key)
 
@@ -153,6 +162,7 @@ select
     or distinct_ttls > 1
     or (has_static and (has_clustered or has_range or has_partition_delete))
     or has_row_delete_after_upsert
+    or has_element_after_marker
     or (has_range and has_clustered)
     or (has_partition_delete and (has_range or has_clustered)) as is_split
 from mutation_shape

@@ -16,7 +16,7 @@ base_tables as (
 
 base_columns as (
 
-    select * from {{ ref('stg_cdc_input__base_columns') }}
+    select * from {{ ref('int_base_columns_described') }}
 
 ),
 
@@ -31,9 +31,14 @@ joined as (
         base_tables.clustering_key_types,
         base_columns.kind as column_kind,
         base_columns.cql_type as column_type,
+        base_columns.is_multi_cell,
+        base_columns.is_multi_cell_user_type,
+        base_columns.element_key_type,
+        base_columns.element_value_type,
         -- a row atom: marker, regular cell or row tombstone, addressed by a full clustering key
         atoms.atom_kind in ('row_marker', 'row_tombstone')
-        or (atoms.atom_kind = 'cell' and base_columns.kind = 'regular') as is_row_atom
+        or (atoms.atom_kind in ('cell', 'collection_tombstone') and base_columns.kind = 'regular')
+            as is_row_atom
     from atoms
     left join base_tables
         on
@@ -53,8 +58,16 @@ udf_checks as (
         *,
         -- Python UDFs run on every row (Spark evaluates them ahead of the CASE below), so
         -- they return null for inputs that do not apply.
-        cdc_value_error(case when atom_kind = 'cell' and is_live then value end, column_type)
-            as value_error,
+        cdc_value_error(
+            case when atom_kind = 'cell' and is_live and element_key is null then value end, column_type
+        ) as value_error,
+        cdc_value_error(
+            case when atom_kind = 'cell' and element_key is not null then element_key end, element_key_type
+        ) as element_key_error,
+        cdc_value_error(
+            case when atom_kind = 'cell' and is_live and element_key is not null then value end,
+            element_value_type
+        ) as element_value_error,
         cdc_key_error(
             case when is_row_atom and has_clustering_key then clustering_key end,
             clustering_key_names, clustering_key_types, false
@@ -82,17 +95,30 @@ checked as (
                 then concat('table_name: unknown table ', keyspace_name, '.', table_name)
             when atom_kind is null
                 or atom_kind not in (
-                    'row_marker', 'cell', 'row_tombstone', 'range_tombstone', 'partition_tombstone'
+                    'row_marker', 'cell', 'row_tombstone', 'range_tombstone', 'partition_tombstone',
+                    'collection_tombstone'
                 )
                 then concat('atom_kind: unknown atom kind "', coalesce(atom_kind, 'null'), '"')
             when write_timestamp is null then 'write_timestamp: missing'
             when partition_key is null then 'partition_key: missing'
-            when atom_kind = 'cell' and column_name is null then 'column_name: a cell needs its column'
-            when atom_kind = 'cell' and column_kind is null
+            when atom_kind in ('cell', 'collection_tombstone') and column_name is null
+                then concat('column_name: a ', atom_kind, ' needs its column')
+            when atom_kind in ('cell', 'collection_tombstone') and column_kind is null
                 then concat(
                     'column_name: unknown column ', column_name,
                     ' in table ', keyspace_name, '.', table_name
                 )
+            when atom_kind in ('cell', 'collection_tombstone') and is_multi_cell_user_type
+                then concat('column_name: ', column_name, ' is a non-frozen user type, not supported yet')
+            when atom_kind = 'collection_tombstone' and not is_multi_cell
+                then concat('atom_kind: ', column_name, ' is not a non-frozen collection')
+            when atom_kind = 'collection_tombstone'
+                and (value is not null or element_key is not null or ttl_seconds is not null)
+                then 'value/element_key/ttl_seconds: a collection tombstone carries none of them'
+            when atom_kind = 'cell' and is_multi_cell and element_key is null
+                then concat('element_key: ', column_name, ' is a non-frozen collection, its cells need an element key')
+            when atom_kind = 'cell' and not coalesce(is_multi_cell, false) and element_key is not null
+                then concat('element_key: ', column_name, ' is not a non-frozen collection')
             when atom_kind = 'cell' and column_kind in ('partition_key', 'clustering')
                 then concat(
                     'column_name: ', column_name,
@@ -101,8 +127,12 @@ checked as (
             when atom_kind in ('cell', 'row_marker') and is_live is null then 'is_live: missing'
             when atom_kind = 'row_marker' and not is_live
                 then 'is_live: a row marker must be live (CQL never writes dead markers)'
-            when atom_kind = 'cell' and is_live and value is null
+            when atom_kind = 'cell' and is_live and value is null and element_value_type is not null
                 then concat('value: the live cell of column ', column_name, ' has no value')
+            when atom_kind = 'cell' and is_live and value is null and not coalesce(is_multi_cell, false)
+                then concat('value: the live cell of column ', column_name, ' has no value')
+            when atom_kind = 'cell' and is_multi_cell and element_value_type is null and value is not null
+                then concat('value: the elements of set column ', column_name, ' carry no value')
             when atom_kind = 'cell' and not is_live and value is not null
                 then concat('value: the dead cell of column ', column_name, ' must not carry a value')
             when ttl_seconds < 0 then 'ttl_seconds: must be >= 0'
@@ -126,6 +156,8 @@ checked as (
             when range_start_error is not null then concat('range_start: ', range_start_error)
             when range_end_error is not null then concat('range_end: ', range_end_error)
             when value_error is not null then concat('value: ', value_error)
+            when element_key_error is not null then concat('element_key: ', element_key_error)
+            when element_value_error is not null then concat('value: ', element_value_error)
         end as problem
     from udf_checks
 
@@ -149,6 +181,8 @@ select
     range_start_inclusive,
     range_end,
     range_end_inclusive,
+    element_key,
+    element_key_type,
     cdc_enabled,
     problem
 from checked

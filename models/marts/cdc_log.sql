@@ -26,6 +26,12 @@ base_tables as (
 
 ),
 
+base_columns as (
+
+    select * from {{ ref('int_base_columns_described') }}
+
+),
+
 key_cells as (
 
     select
@@ -49,21 +55,67 @@ key_cells as (
 
 ),
 
-value_cells as (
+logged_values as (
 
     -- delta = 'keys' tables log keys, operation and TTL only
     select
-        changes.write_id, changes.keyspace_name, changes.table_name, changes.partition_key,
-        changes.change_ts, changes.batch_seq_no,
-        if(changes.is_live, changes.column_name, concat('cdc$deleted_', changes.column_name))
-            as column_name,
-        if(changes.is_live, changes.value, 'true') as value
+        changes.*,
+        base_columns.element_key_type,
+        base_columns.element_value_type,
+        cdc_value_sort_key(changes.element_key, base_columns.element_key_type) as element_position
     from changes
     inner join base_tables
         on
             changes.keyspace_name = base_tables.keyspace_name
             and changes.table_name = base_tables.table_name
-    where changes.atom_kind = 'cell' and base_tables.cdc_delta = 'full'
+    left join base_columns
+        on
+            changes.keyspace_name = base_columns.keyspace_name
+            and changes.table_name = base_columns.table_name
+            and changes.column_name = base_columns.column_name
+    where
+        changes.atom_kind in ('cell', 'collection_tombstone')
+        and base_tables.cdc_delta = 'full'
+
+),
+
+value_cells as (
+
+    -- an atomic cell: its value, or cdc$deleted_<column> for a dead cell; a collection
+    -- tombstone: cdc$deleted_<column>
+    select
+        write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
+        if(is_live, column_name, concat('cdc$deleted_', column_name)) as column_name,
+        if(is_live, value, 'true') as value
+    from logged_values
+    where element_key is null
+
+),
+
+element_cells as (
+
+    -- a collection's elements in CQL order: live ones make the column's value ({"map": [[k, v]]}
+    -- for maps and lists, {"set": [e]} for sets), dead ones cdc$deleted_elements_<column>
+    select
+        write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
+        if(is_live, column_name, concat('cdc$deleted_elements_', column_name)) as column_name,
+        concat(
+            if(is_live and element_value_type is not null, '{"map":[', '{"set":['),
+            array_join(
+                transform(
+                    array_sort(collect_list(struct(element_position, element_key, value))),
+                    e -> if(is_live and element_value_type is not null,
+                        concat('[', e.element_key, ',', e.value, ']'), e.element_key)
+                ),
+                ','
+            ),
+            ']}'
+        ) as value
+    from logged_values
+    where element_key is not null
+    group by
+        write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
+        column_name, is_live, element_value_type
 
 ),
 
@@ -72,6 +124,8 @@ cells as (
     select * from key_cells
     union all
     select * from value_cells
+    union all
+    select * from element_cells
 
 ),
 

@@ -25,7 +25,8 @@ renamed as (
         nullif(cast(range_start as string), '') as range_start,
         cast(range_start_inclusive as boolean) as range_start_inclusive,
         nullif(cast(range_end as string), '') as range_end,
-        cast(range_end_inclusive as boolean) as range_end_inclusive
+        cast(range_end_inclusive as boolean) as range_end_inclusive,
+        nullif(cast(element_key as string), '') as element_key
     from source
 
 )

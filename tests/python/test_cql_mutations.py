@@ -328,18 +328,15 @@ def test_empty_partition_key_is_refused():
 
 
 @pytest.mark.parametrize("statement, construct", [
-    ("CREATE TABLE ks.c (pk int, ck int, v map<int, text>, PRIMARY KEY (pk, ck));"
-     "UPDATE ks.c SET v = {1: 'a'} WHERE pk = 0 AND ck = 0",
-     "statement 3 (line 2): UPDATE ks.c SET v = {1: 'a'} WHERE pk = 0 AND ck = 0: "
-     "assignments to non-frozen collection column 'v' are not supported yet"),
-    ("CREATE TABLE ks.c (pk int PRIMARY KEY, v list<int>); UPDATE ks.c SET v = v + [1] WHERE pk = 0",
-     "element additions and removals on non-frozen collection column 'v'"),
-    ("CREATE TABLE ks.c (pk int PRIMARY KEY, v set<int>); INSERT INTO ks.c (pk, v) VALUES (0, {1})",
-     "INSERT values for non-frozen collection column 'v'"),
-    ("CREATE TABLE ks.c (pk int PRIMARY KEY, v set<int>); DELETE v FROM ks.c WHERE pk = 0",
-     "deletions of non-frozen collection column 'v'"),
-    ("CREATE TYPE ks.ut (a int); CREATE TABLE ks.c (pk int PRIMARY KEY, u ut); UPDATE ks.c SET u.a = 1 WHERE pk = 0",
-     "field assignments in non-frozen user type column 'u'"),
+    ("CREATE TABLE ks.c (pk int, ck int, v list<int>, PRIMARY KEY (pk, ck));"
+     "UPDATE ks.c SET v[1] = 5 WHERE pk = 0 AND ck = 0",
+     "statement 3 (line 2): UPDATE ks.c SET v[1] = 5 WHERE pk = 0 AND ck = 0: "
+     "list operations that read the list before writing (v[1] = 5 on non-frozen list column 'v') are not "
+     "supported"),
+    ("CREATE TABLE ks.c (pk int PRIMARY KEY, v list<int>); UPDATE ks.c SET v = v - [1] WHERE pk = 0",
+     "read the list before writing (v = v - [1] on non-frozen list column 'v')"),
+    ("CREATE TABLE ks.c (pk int PRIMARY KEY, v list<int>); DELETE v[0] FROM ks.c WHERE pk = 0",
+     "read the list before writing (DELETE v[0] on non-frozen list column 'v')"),
     ("CREATE TABLE ks.c (pk int PRIMARY KEY, n counter); UPDATE ks.c SET n = n + 1 WHERE pk = 0",
      "counter updates (n = n + 1) are not supported"),
     ("CREATE TABLE ks.c (pk int PRIMARY KEY, v int); INSERT INTO ks.c (pk, v) VALUES (0, 1) IF NOT EXISTS",

@@ -1,0 +1,66 @@
+"""UDFs for non-frozen collections: the element types of a column, and CQL order of elements.
+
+* ``cdc_element_types(cql_type)`` -> struct<key_type, value_type> for a non-frozen collection:
+  map<K, V> -> (K, V); set<E> -> (E, null); list<V> -> ('timeuuid', V) (list cells are keyed by
+  timeuuids, scylla-log.md §8); anything else -> null.
+* ``cdc_value_sort_key(json, cql_type)`` -> binary that sorts as CQL orders the values (map keys,
+  set elements, list keys), so log values list their elements in ScyllaDB's order.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import pandas as pd
+from pyspark.sql.functions import pandas_udf
+from pyspark.sql.types import BinaryType, StringType, StructField, StructType
+
+from python_udfs.cql_types import parse_cql_type
+from python_udfs.cql_values import decode_json_value, loads_json
+from python_udfs.errors import CqlValueError
+from python_udfs.ordering import order_key
+
+
+def element_types(cql_type: Optional[str]) -> Optional[tuple[str, Optional[str]]]:
+    if cql_type is None:
+        return None
+    try:
+        parsed = parse_cql_type(cql_type)
+    except CqlValueError:
+        return None
+    if parsed.frozen or not parsed.is_collection:
+        return None
+    if parsed.name == "map":
+        return str(parsed.params[0]), str(parsed.params[1])
+    if parsed.name == "set":
+        return str(parsed.params[0]), None
+    return "timeuuid", str(parsed.params[0])
+
+
+def value_sort_key(value_json: Optional[str], cql_type: Optional[str]) -> Optional[bytes]:
+    if value_json is None or cql_type is None:
+        return None
+    return order_key(decode_json_value(loads_json(value_json), cql_type), cql_type)
+
+
+ELEMENT_TYPES = StructType([StructField("key_type", StringType()), StructField("value_type", StringType())])
+
+
+@pandas_udf(ELEMENT_TYPES)
+def cdc_element_types(cql_type: pd.Series) -> pd.DataFrame:
+    found = [element_types(t) for t in cql_type.tolist()]
+    return pd.DataFrame({
+        "key_type": [f[0] if f else None for f in found],
+        "value_type": [f[1] if f else None for f in found],
+    })
+
+
+@pandas_udf(BinaryType())
+def cdc_value_sort_key(value: pd.Series, cql_type: pd.Series) -> pd.Series:
+    return pd.Series([value_sort_key(v, t) for v, t in zip(value.tolist(), cql_type.tolist())], dtype=object)
+
+
+def register_collection_udfs(spark) -> list[str]:
+    functions = {"cdc_element_types": cdc_element_types, "cdc_value_sort_key": cdc_value_sort_key}
+    for name, function in functions.items():
+        spark.udf.register(name, function)
+    return list(functions)
