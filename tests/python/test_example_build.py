@@ -35,12 +35,12 @@ def test_writes_scylla_refuses_carry_its_exact_error(built):
     assert future.error_class == past.error_class == "InvalidRequest"
     assert future.error_text.startswith(
         'cdc: attempted to get a stream "from the future" (2023/11/15 23:13:20; '
-        "current server time: 2023/11/14 22:13:42). With CDC you cannot send writes"
+        "current server time: 2023/11/14 22:13:44). With CDC you cannot send writes"
     )
     assert "make sure your clocks are well-synchronized  with the database's clocks." in future.error_text
     assert past.error_text.startswith(
         'cdc: attempted to get a stream "from the past" (2023/11/14 19:26:40; '
-        "current server time: 2023/11/14 22:13:43)."
+        "current server time: 2023/11/14 22:13:45)."
     )
 
 
@@ -55,6 +55,19 @@ def test_log_tables_have_scylla_names_and_types(built):
     assert schema["total"].startswith("decimal")
     assert schema["cdc$deleted_total"] == "boolean"
     assert "cdc$deleted_customer_id" not in schema
+    assert schema["tags"] == "array<string>"
+    assert schema["cdc$deleted_elements_tags"] == "array<string>"
+
+
+def test_collection_writes_are_logged_element_by_element(built):
+    rows = built.sql(
+        "select `cdc$operation` as op, tags, `cdc$deleted_tags` as deleted from shop.orders_scylla_cdc_log "
+        "where tags is not null order by `cdc$time`"
+    ).collect()
+    assert [(r.op, r.tags, r.deleted) for r in rows] == [
+        (1, ["express", "gift"], None),        # tags = tags + {...}: elements in CQL order
+        (1, ["standard"], True),               # tags = {...}: the tombstone (T-1) logged at T
+    ]
 
 
 def test_writes_after_the_bootstrap_use_the_new_generation(built):
