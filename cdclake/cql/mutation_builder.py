@@ -87,18 +87,26 @@ class _Partition:
     tombstone: Optional[int] = None
 
 
-def cell_wins(new: CellWrite, old: CellWrite, column: Column) -> bool:
-    """Whether ``new`` replaces ``old`` when both are in one mutation."""
+def _wins(new, old, value_type: Optional[t.CqlType]) -> bool:
+    """ScyllaDB's reconciliation of two cells in one mutation (compare_atomic_cell_for_merge):
+    the higher timestamp; on a tie a dead cell; then the greater serialized value; then the
+    longer TTL. ``value_type`` None: the cells carry no value (set elements)."""
     if new.timestamp != old.timestamp:
         return new.timestamp > old.timestamp
     if new.is_live != old.is_live:
         return not new.is_live
     if not new.is_live:
         return False
-    new_bytes, old_bytes = serialize(column.type, new.value), serialize(column.type, old.value)
-    if new_bytes != old_bytes:
-        return new_bytes > old_bytes
+    if value_type is not None:
+        new_bytes, old_bytes = serialize(value_type, new.value), serialize(value_type, old.value)
+        if new_bytes != old_bytes:
+            return new_bytes > old_bytes
     return (new.ttl or 0) > (old.ttl or 0)
+
+
+def cell_wins(new: CellWrite, old: CellWrite, column: Column) -> bool:
+    """Whether ``new`` replaces ``old`` when both are in one mutation."""
+    return _wins(new, old, column.type)
 
 
 def element_key_type(cql_type: t.CqlType) -> t.CqlType:
@@ -125,18 +133,7 @@ def element_value_type(cql_type: t.CqlType, key: Any) -> Optional[t.CqlType]:
 
 def element_wins(new: ElementWrite, old: ElementWrite, column: Column) -> bool:
     """Whether element cell ``new`` replaces ``old`` (same key) in one mutation."""
-    if new.timestamp != old.timestamp:
-        return new.timestamp > old.timestamp
-    if new.is_live != old.is_live:
-        return not new.is_live
-    if not new.is_live:
-        return False
-    value_type = element_value_type(column.type, new.key)
-    if value_type is not None:
-        new_bytes, old_bytes = serialize(value_type, new.value), serialize(value_type, old.value)
-        if new_bytes != old_bytes:
-            return new_bytes > old_bytes
-    return (new.ttl or 0) > (old.ttl or 0)
+    return _wins(new, old, element_value_type(column.type, new.key))
 
 
 def marker_wins(new: RowMarker, old: RowMarker) -> bool:
