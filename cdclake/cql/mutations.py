@@ -324,12 +324,17 @@ def _column_write(column: Column, assignment: ast.Assignment, attributes: WriteA
             raise CqlRequestError(f"Invalid operation ({text}) for non-UDT column {column.name}")
         if not cql_type.is_multi_cell:
             raise CqlRequestError(f"Invalid operation ({text}) for frozen UDT column {column.name}")
-        if assignment.field_name not in cql_type.field_names:
-            raise CqlRequestError(f"UDT column {column.name} does not have a field named {assignment.field_name}")
-        index = cql_type.field_names.index(assignment.field_name)
+        index = _field_index(column, assignment.field_name)
         value = literal_value(assignment.value, cql_type.field_types[index], f"{name}.{assignment.field_name}")
         return CollectionWrite(attributes.timestamp, attributes.ttl, elements=(_element(index, value, attributes),))
     raise CqlRequestError(f"Unsupported assignment: {text}")
+
+
+def _field_index(column: Column, field_name: str) -> int:
+    """The 0-based declaration index of a field of a UDT column (its element key)."""
+    if field_name not in column.type.field_names:
+        raise CqlRequestError(f"UDT column {column.name} does not have a field named {field_name}")
+    return column.type.field_names.index(field_name)
 
 
 # ------------------------------------------------------------------------------------ DELETE
@@ -387,9 +392,7 @@ def _deletion(table: Table, target: ast.DeleteTarget, attributes: WriteAttribute
             raise CqlRequestError(f"Invalid deletion operation for non-UDT column {column.name}")
         if not cql_type.is_multi_cell:
             raise CqlRequestError(f"Frozen UDT column {column.name} does not support field deletion")
-        if target.field_name not in cql_type.field_names:
-            raise CqlRequestError(f"UDT column {column.name} does not have a field named {target.field_name}")
-        index = cql_type.field_names.index(target.field_name)
+        index = _field_index(column, target.field_name)
         return column, CollectionWrite(timestamp, elements=(ElementWrite(timestamp, index, False),))
     if cql_type.is_multi_cell:
         return column, CollectionWrite(timestamp, tombstone=timestamp)
