@@ -8,6 +8,8 @@ import uuid
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
+from python_udfs.cql_types import parse_cql_type
+
 LOG_METADATA_TYPES = {
     "cdc$stream_id": "blob",
     "cdc$time": "timeuuid",
@@ -18,40 +20,21 @@ LOG_METADATA_TYPES = {
 }
 
 
-def _unfrozen(cql_type: str) -> str:
-    t = cql_type.strip().lower()
-    return t[7:-1].strip() if t.startswith("frozen<") else t
-
-
-def _type_arguments(cql_type: str) -> list[str]:
-    inner = cql_type[cql_type.index("<") + 1: -1]
-    parts, depth, current = [], 0, ""
-    for ch in inner:
-        depth += ch == "<"
-        depth -= ch == ">"
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    return parts + [current.strip()]
-
-
 def log_column_types(base_columns: Iterable[Mapping]) -> dict[str, str]:
     """Log column name -> CQL type of the log column (scylla-log.md §2.2)."""
     types = dict(LOG_METADATA_TYPES)
     for c in base_columns:
-        name, t = c["column_name"], c["cql_type"].strip().lower()
-        if t.startswith(("list<", "set<", "map<")):
-            key = _type_arguments(t)[0]
-            if t.startswith("list<"):
+        name, parsed = c["column_name"], parse_cql_type(c["cql_type"])
+        if parsed.is_collection and not parsed.frozen:
+            key = str(parsed.params[0])
+            if parsed.name == "list":
                 types[name] = f"frozen<map<timeuuid, {key}>>"
                 types[f"cdc$deleted_elements_{name}"] = "frozen<set<timeuuid>>"
             else:
-                types[name] = f"frozen<{t}>"
+                types[name] = f"frozen<{parsed}>"
                 types[f"cdc$deleted_elements_{name}"] = f"frozen<set<{key}>>"
         else:
-            types[name] = t
+            types[name] = str(parsed)
         if c["kind"] in ("static", "regular"):
             types[f"cdc$deleted_{name}"] = "boolean"
     return types
@@ -59,8 +42,7 @@ def log_column_types(base_columns: Iterable[Mapping]) -> dict[str, str]:
 
 def cql_order_key(value: Any, cql_type: str) -> Any:
     """Sort key that orders values as CQL orders them (timeuuids by their time first)."""
-    t = _unfrozen(cql_type)
-    if t == "timeuuid" and isinstance(value, str):
+    if parse_cql_type(cql_type).name == "timeuuid" and isinstance(value, str):
         u = uuid.UUID(value)
         return (u.time, u.bytes)
     return value
@@ -70,7 +52,8 @@ def encode_value(value: Any, cql_type: str) -> Any:
     """A Spark value of a log column in the corpus's JSON value encoding."""
     if value is None:
         return None
-    t = _unfrozen(cql_type)
+    parsed = parse_cql_type(cql_type)
+    t, params = parsed.name, [str(p) for p in parsed.params]
     if t == "blob":
         return "0x" + bytes(value).hex()
     if t == "timestamp":
@@ -89,20 +72,19 @@ def encode_value(value: Any, cql_type: str) -> Any:
         return value
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() and t == "varint" else float(value)
-    if t.startswith("map<"):
-        key_type, value_type = _type_arguments(t)
+    if t == "map":
+        key_type, value_type = params
         items = sorted(value.items(), key=lambda kv: cql_order_key(kv[0], key_type))
         return {"map": [[encode_value(k, key_type), encode_value(v, value_type)] for k, v in items]}
-    if t.startswith("set<"):
-        (element_type,) = _type_arguments(t)
+    if t == "set":
+        (element_type,) = params
         return {"set": [encode_value(e, element_type)
                         for e in sorted(value, key=lambda e: cql_order_key(e, element_type))]}
-    if t.startswith("list<"):
-        (element_type,) = _type_arguments(t)
+    if t == "list":
+        (element_type,) = params
         return {"list": [encode_value(e, element_type) for e in value]}
-    if t.startswith("tuple<"):
-        element_types = _type_arguments(t)
-        return {"tuple": [encode_value(v, et) for v, et in zip(value, element_types)]}
+    if t == "tuple":
+        return {"tuple": [encode_value(v, et) for v, et in zip(value, params)]}
     return value
 
 
