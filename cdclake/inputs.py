@@ -9,8 +9,11 @@ from cdclake.schema_records import (
     BASE_COLUMNS_SPARK_SCHEMA,
     BASE_TABLE_COLUMNS,
     BASE_TABLES_SPARK_SCHEMA,
+    BASE_TYPE_COLUMNS,
+    BASE_TYPES_SPARK_SCHEMA,
     BaseColumn,
     BaseTable,
+    BaseTypeField,
 )
 
 INPUT_SCHEMA = "cdc_input"
@@ -36,12 +39,14 @@ def write_inputs(
     atoms: Iterable[Atom],
     tables: Iterable[BaseTable],
     columns: Iterable[BaseColumn],
+    types: Iterable[BaseTypeField] = (),
     table_format: str = "parquet",
 ) -> None:
-    """Overwrite the three mutation and schema input tables (generation_tables loads the others)."""
+    """Overwrite the four mutation and schema input tables (generation_tables loads the others)."""
     def rows(records, names):
         return [tuple(r.as_row()[n] for n in names) for r in records]
 
     _save(spark, "base_mutations", rows(atoms, ATOM_COLUMNS), ATOM_SPARK_SCHEMA, table_format)
     _save(spark, "base_tables", rows(tables, BASE_TABLE_COLUMNS), BASE_TABLES_SPARK_SCHEMA, table_format)
     _save(spark, "base_columns", rows(columns, BASE_COLUMN_COLUMNS), BASE_COLUMNS_SPARK_SCHEMA, table_format)
+    _save(spark, "base_types", rows(types, BASE_TYPE_COLUMNS), BASE_TYPES_SPARK_SCHEMA, table_format)

@@ -8,7 +8,7 @@ import uuid
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
-from python_udfs.cql_types import parse_cql_type
+from python_udfs.cql_types import UDT, UdtRegistry, parse_cql_type, udt_fields
 
 LOG_METADATA_TYPES = {
     "cdc$stream_id": "blob",
@@ -20,12 +20,15 @@ LOG_METADATA_TYPES = {
 }
 
 
-def log_column_types(base_columns: Iterable[Mapping]) -> dict[str, str]:
+def log_column_types(base_columns: Iterable[Mapping], udts: UdtRegistry | None = None) -> dict[str, str]:
     """Log column name -> CQL type of the log column (scylla-log.md §2.2)."""
     types = dict(LOG_METADATA_TYPES)
     for c in base_columns:
         name, parsed = c["column_name"], parse_cql_type(c["cql_type"])
-        if parsed.is_collection and not parsed.frozen:
+        if parsed.name == UDT and not parsed.frozen and parsed.udt_name in (udts or {}):
+            types[name] = f"frozen<{parsed}>"
+            types[f"cdc$deleted_elements_{name}"] = "frozen<set<smallint>>"
+        elif parsed.is_collection and not parsed.frozen:
             key = str(parsed.params[0])
             if parsed.name == "list":
                 types[name] = f"frozen<map<timeuuid, {key}>>"
@@ -48,11 +51,15 @@ def cql_order_key(value: Any, cql_type: str) -> Any:
     return value
 
 
-def encode_value(value: Any, cql_type: str) -> Any:
+def encode_value(value: Any, cql_type: str, udts: UdtRegistry | None = None) -> Any:
     """A Spark value of a log column in the corpus's JSON value encoding."""
     if value is None:
         return None
     parsed = parse_cql_type(cql_type)
+    if parsed.name == UDT:
+        fields = value.asDict() if hasattr(value, "asDict") else dict(value)
+        return {"udt": {name: encode_value(fields.get(name), str(field_type), udts)
+                        for name, field_type in udt_fields(parsed, udts)}}
     t, params = parsed.name, [str(p) for p in parsed.params]
     if t == "blob":
         return "0x" + bytes(value).hex()
@@ -75,16 +82,16 @@ def encode_value(value: Any, cql_type: str) -> Any:
     if t == "map":
         key_type, value_type = params
         items = sorted(value.items(), key=lambda kv: cql_order_key(kv[0], key_type))
-        return {"map": [[encode_value(k, key_type), encode_value(v, value_type)] for k, v in items]}
+        return {"map": [[encode_value(k, key_type, udts), encode_value(v, value_type, udts)] for k, v in items]}
     if t == "set":
         (element_type,) = params
-        return {"set": [encode_value(e, element_type)
+        return {"set": [encode_value(e, element_type, udts)
                         for e in sorted(value, key=lambda e: cql_order_key(e, element_type))]}
     if t == "list":
         (element_type,) = params
-        return {"list": [encode_value(e, element_type) for e in value]}
+        return {"list": [encode_value(e, element_type, udts) for e in value]}
     if t == "tuple":
-        return {"tuple": [encode_value(v, et) for v, et in zip(value, params)]}
+        return {"tuple": [encode_value(v, et, udts) for v, et in zip(value, params)]}
     return value
 
 

@@ -30,6 +30,7 @@ DEFAULT_GENERATION_AGE_MS = 3600 * 1000
 class ReplayResult:
     log_rows: list[dict] = field(default_factory=list)            # corpus-encoded, ordered
     log_columns: dict[str, list[str]] = field(default_factory=dict)   # table -> column order
+    log_column_types: dict[str, dict[str, str]] = field(default_factory=dict)   # table -> column -> CQL type
     rejected_writes: list[dict] = field(default_factory=list)
     statement_errors: list = field(default_factory=list)
     audit: dict = field(default_factory=dict)
@@ -68,14 +69,14 @@ def default_generations(now_us: int) -> GenerationTables:
     return GenerationTables.from_entries([(generation_ts_ms, default_single_node_generation(generation_ts_ms))])
 
 
-def _log_table_rows(spark, table: str, column_types: dict[str, str]) -> tuple[list[str], list[dict]]:
+def _log_table_rows(spark, table: str, column_types: dict[str, str], udts: dict) -> tuple[list[str], list[dict]]:
     frame = spark.table(table)
     columns = frame.columns
     rows = []
     for record in frame.collect():
         encoded = {"table": table}
         for name in columns:
-            encoded[name] = output.encode_value(record[name], column_types.get(name, "text"))
+            encoded[name] = output.encode_value(record[name], column_types.get(name, "text"), udts)
         encoded["cdc$stream_id"] = encoded["cdc$stream_id"][2:] if encoded["cdc$stream_id"] else None
         rows.append(encoded)
     rows.sort(key=lambda r: (
@@ -84,6 +85,15 @@ def _log_table_rows(spark, table: str, column_types: dict[str, str]) -> tuple[li
         r["cdc$batch_seq_no"],
     ))
     return columns, rows
+
+
+def user_types_of(types, keyspace: str) -> dict[str, list[tuple[str, str]]]:
+    """A keyspace's user types as a registry: type name -> [(field, type), ...]."""
+    registry: dict[str, list[tuple[str, str]]] = {}
+    for f in sorted(types, key=lambda f: (f.type_name, f.field_position)):
+        if f.keyspace_name == keyspace:
+            registry.setdefault(f.type_name, []).append((f.field_name, f.field_type))
+    return registry
 
 
 def replay(
@@ -119,12 +129,13 @@ def replay_records(
     generation_input = generation_tables.from_path(generations) if generations else default_generations(now_us)
 
     project = prepare_scratch_project(workspace)
-    log_tables = log_models.write_log_models(project, script_result.tables, script_result.columns)
+    log_tables = log_models.write_log_models(project, script_result.tables)
     inputs.write_inputs(
         spark,
         atoms=script_result.atoms,
         tables=script_result.tables,
         columns=script_result.columns,
+        types=script_result.types,
         table_format=table_format,
     )
     generation_tables.load(spark, generation_input, table_format)
@@ -142,9 +153,11 @@ def replay_records(
     for table in log_tables:
         keyspace, name = table.split(".", 1)
         base = name[: -len("_scylla_cdc_log")]
-        types = output.log_column_types(columns_by_table.get((keyspace, base), []))
-        columns, rows = _log_table_rows(spark, table, types)
+        udts = user_types_of(script_result.types, keyspace)
+        types = output.log_column_types(columns_by_table.get((keyspace, base), []), udts)
+        columns, rows = _log_table_rows(spark, table, types, udts)
         result.log_columns[table] = columns
+        result.log_column_types[table] = {name: types.get(name) for name in columns}
         result.log_rows.extend(rows)
     result.log_rows.sort(key=lambda r: r["table"])  # stable: keeps stream/time order inside
     result.rejected_writes = [

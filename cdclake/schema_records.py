@@ -1,6 +1,7 @@
-"""Base-table schema records: the rows of ``cdc_input.base_tables`` and ``cdc_input.base_columns``.
+"""Base-table schema records: the rows of ``cdc_input.base_tables``, ``cdc_input.base_columns``
+and ``cdc_input.base_types``.
 
-They mirror ScyllaDB's ``system_schema.tables``/``system_schema.columns`` plus the table's
+They mirror ScyllaDB's ``system_schema.tables``/``columns``/``types`` plus the table's
 normalised ``cdc`` options (``scylla-log.md`` §1). The CQL front door produces them from DDL.
 """
 from __future__ import annotations
@@ -39,8 +40,25 @@ class BaseColumn:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class BaseTypeField:
+    """One field of a user-defined type, like a (field_names[i], field_types[i]) pair of
+    ``system_schema.types``."""
+
+    keyspace_name: str
+    type_name: str
+    field_position: int                # 0-based declaration index (the field's element key)
+    field_name: str
+    field_type: str                    # CQL type text; nested user types are frozen
+
+    def as_row(self) -> dict:
+        return asdict(self)
+
+
 BASE_TABLE_COLUMNS = [f.name for f in fields(BaseTable)]
 BASE_COLUMN_COLUMNS = [f.name for f in fields(BaseColumn)]
+
+BASE_TYPE_COLUMNS = [f.name for f in fields(BaseTypeField)]
 
 BASE_TABLES_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, cdc_enabled boolean, cdc_preimage string, "
@@ -50,4 +68,7 @@ BASE_TABLES_SPARK_SCHEMA = (
 BASE_COLUMNS_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, column_name string, kind string, position int, "
     "cql_type string, clustering_order string"
+)
+BASE_TYPES_SPARK_SCHEMA = (
+    "keyspace_name string, type_name string, field_position int, field_name string, field_type string"
 )

@@ -6,6 +6,7 @@ raising, so that one bad input row is reported, not fatal.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Sequence
 
 import pandas as pd
@@ -19,12 +20,20 @@ _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\n\r"
 
 
-def value_error(value_json: str | None, cql_type: str | None) -> str | None:
-    """Why ``value_json`` is not a value of ``cql_type`` (None when it is, or nothing to check)."""
+@lru_cache(maxsize=256)
+def user_types(user_types_json: str | None) -> dict | None:
+    """A keyspace's user types from JSON ``{"type": [["field", "type"], ...]}`` (None: none)."""
+    return None if user_types_json is None else {name: [tuple(f) for f in fields]
+                                                 for name, fields in json.loads(user_types_json).items()}
+
+
+def value_error(value_json: str | None, cql_type: str | None, user_types_json: str | None = None) -> str | None:
+    """Why ``value_json`` is not a value of ``cql_type`` (None when it is, or nothing to check).
+    User types are resolved through ``user_types_json`` (see ``user_types``)."""
     if value_json is None or cql_type is None:
         return None
     try:
-        decode_json_value(loads_json(value_json), cql_type)
+        decode_json_value(loads_json(value_json), cql_type, user_types(user_types_json))
     except CqlValueError as e:
         return str(e)
     return None
@@ -91,8 +100,9 @@ def _skip(text: str, pos: int) -> int:
 
 
 @pandas_udf(StringType())
-def cdc_value_error(value: pd.Series, cql_type: pd.Series) -> pd.Series:
-    return pd.Series([value_error(v, t) for v, t in zip(value.tolist(), cql_type.tolist())], dtype=object)
+def cdc_value_error(value: pd.Series, cql_type: pd.Series, user_types_json: pd.Series) -> pd.Series:
+    return pd.Series([value_error(v, t, u) for v, t, u in zip(value.tolist(), cql_type.tolist(),
+                                                              user_types_json.tolist())], dtype=object)
 
 
 @pandas_udf(StringType())

@@ -28,7 +28,7 @@ from cdclake.generations import (  # noqa: E402
 from cdclake.inputs import GENERATION_STREAMS_COLUMNS  # noqa: E402
 from cdclake.log_models import write_log_models  # noqa: E402
 from cdclake.mutations import ATOM_COLUMNS, CELL, Atom  # noqa: E402
-from cdclake.schema_records import BASE_COLUMN_COLUMNS, BASE_TABLE_COLUMNS  # noqa: E402
+from cdclake.schema_records import BASE_COLUMN_COLUMNS, BASE_TABLE_COLUMNS, BASE_TYPE_COLUMNS  # noqa: E402
 
 EXAMPLE_SCRIPT = REPO / "examples" / "shop.cql"
 NOW_US = 1_700_000_000_000_000
@@ -51,7 +51,7 @@ def example_atoms() -> tuple[list[Atom], list, list]:
         # a value of the wrong type for an int column
         replace(template, write_id=next_write + 1, column_name="quantity", value='"plenty"'),
     ]
-    return atoms + quarantined, result.tables, result.columns
+    return atoms + quarantined, result.tables, result.columns, result.types
 
 
 def example_generations() -> tuple[list[int], list[dict]]:
@@ -80,14 +80,15 @@ def build(root: Path) -> None:
     """Write the seeds and the log models under ``root`` (the repository, or a test's copy)."""
     seeds = root / "seeds"
     seeds.mkdir(parents=True, exist_ok=True)
-    atoms, tables, columns = example_atoms()
+    atoms, tables, columns, types = example_atoms()
     generations, streams = example_generations()
     write_csv(seeds, "base_mutations", ATOM_COLUMNS, [a.as_row() for a in atoms])
     write_csv(seeds, "base_tables", BASE_TABLE_COLUMNS, [t.as_row() for t in tables])
     write_csv(seeds, "base_columns", BASE_COLUMN_COLUMNS, [c.as_row() for c in columns])
+    write_csv(seeds, "base_types", BASE_TYPE_COLUMNS, [t.as_row() for t in types])
     write_csv(seeds, "cdc_generations", ["generation_ts_ms"], [{"generation_ts_ms": g} for g in generations])
     write_csv(seeds, "cdc_generation_streams", GENERATION_STREAMS_COLUMNS, streams)
-    log_tables = write_log_models(root, tables, columns)
+    log_tables = write_log_models(root, tables)
     print(f"wrote log models for {', '.join(log_tables)}")
     print(f"wrote {len(atoms)} atoms, {len(tables)} tables, {len(streams)} streams to {seeds}")
 

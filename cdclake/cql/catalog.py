@@ -26,7 +26,7 @@ from cdclake.cql.cdc_options import CdcOptions, parse_cdc_options
 from cdclake.cql.errors import (
     CqlAlreadyExistsError, CqlConfigurationError, CqlRequestError, CqlUnsupportedError,
 )
-from cdclake.schema_records import BaseColumn, BaseTable
+from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField
 
 CDC_LOG_SUFFIX = "_scylla_cdc_log"
 NAME_LENGTH = 48
@@ -358,6 +358,15 @@ class Catalog:
                         kind=column.kind, position=position, cql_type=column.type.cql_text(),
                         clustering_order=column.clustering_order))
         return rows
+
+    def base_types(self) -> list[BaseTypeField]:
+        return [
+            BaseTypeField(keyspace_name=keyspace.name, type_name=user_type.name, field_position=position,
+                          field_name=field_name, field_type=field_type.cql_text())
+            for keyspace in self.keyspaces.values()
+            for user_type in keyspace.user_types.values()
+            for position, (field_name, field_type) in enumerate(zip(user_type.field_names, user_type.field_types))
+        ]
 
     def _all_tables(self) -> list[Table]:
         return [table for keyspace in self.keyspaces.values() for table in keyspace.tables.values()]

@@ -23,7 +23,7 @@ from cdclake.cql.mutation_builder import MutationBuilder
 from cdclake.cql.mutations import plan_delete, plan_insert, plan_update, using_timestamp, write_attributes
 from cdclake.cql.parser import parse_script
 from cdclake.mutations import Atom
-from cdclake.schema_records import BaseColumn, BaseTable
+from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,7 @@ class ScriptResult:
     atoms: list[Atom] = field(default_factory=list)
     tables: list[BaseTable] = field(default_factory=list)
     columns: list[BaseColumn] = field(default_factory=list)
+    types: list[BaseTypeField] = field(default_factory=list)
     errors: list[StatementError] = field(default_factory=list)
     statements_run: int = 0        # statements executed without error
 
@@ -81,6 +82,7 @@ def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0)
         for table in runner.catalog.base_tables()
     ]
     result.columns = runner.catalog.base_columns()
+    result.types = runner.catalog.base_types()
     return result
 
 

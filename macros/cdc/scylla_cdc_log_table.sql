@@ -36,9 +36,31 @@
 {%- endmacro %}
 
 
-{% macro cql_is_multi_cell(type_text) -%}
+{% macro scylla_cdc_user_types(keyspace_name) -%}
+    {#- The keyspace's user types: type name -> [(field, type), ...] in declaration order. -#}
+    {%- set types = {} -%}
+    {%- set types_relation = ref('stg_cdc_input__base_types') -%}
+    {%- if execute and adapter.get_relation(
+            database=types_relation.database, schema=types_relation.schema,
+            identifier=types_relation.identifier) is not none -%}
+        {%- set query -%}
+            select type_name, field_name, field_type
+            from {{ types_relation }}
+            where keyspace_name = '{{ keyspace_name }}'
+            order by type_name, field_position
+        {%- endset -%}
+        {%- for row in run_query(query).rows -%}
+            {%- do types.setdefault(row[0], []).append((row[1], row[2])) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(types) }}
+{%- endmacro %}
+
+
+{% macro cql_is_multi_cell(type_text, udts={}) -%}
+    {#- A non-frozen collection, or a non-frozen user type (its bare name). -#}
     {%- set t = type_text | trim | lower -%}
-    {{ return(t.startswith('list<') or t.startswith('set<') or t.startswith('map<')) }}
+    {{ return(t.startswith('list<') or t.startswith('set<') or t.startswith('map<') or t in udts) }}
 {%- endmacro %}
 
 
@@ -46,6 +68,7 @@
     {#- The log table `<keyspace>.<table>_scylla_cdc_log` of one base table, with ScyllaDB's
         column names and the Spark types of the CQL types: cdc_log pivoted from long to wide. -#}
     {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
+    {%- set udts = scylla_cdc_user_types(keyspace_name) -%}
 with
 
 log_cells as (
@@ -68,7 +91,7 @@ log_rows as (
         max(if(column_name = '{{ column.name }}', value, null)) as `{{ column.name }}`
         {%- if column.kind in ('static', 'regular') %},
         max(if(column_name = 'cdc$deleted_{{ column.name }}', value, null)) as `cdc$deleted_{{ column.name }}`
-        {%- if cql_is_multi_cell(column.cql_type) %},
+        {%- if cql_is_multi_cell(column.cql_type, udts) %},
         max(if(column_name = 'cdc$deleted_elements_{{ column.name }}', value, null))
             as `cdc$deleted_elements_{{ column.name }}`
         {%- endif %}
@@ -90,9 +113,12 @@ typed as (
         `cdc$end_of_batch`
         {%- for column in columns %}
         {%- set t = column.cql_type | trim | lower %}
-        {%- if cql_is_multi_cell(t) %}
-        {%- set args = cql_type_arguments(t) %}
-        {%- if t.startswith('list<') %}
+        {%- if cql_is_multi_cell(t, udts) %}
+        {%- set args = cql_type_arguments(t) if '<' in t else [] %}
+        {%- if t in udts %}
+        {%- set value_type = 'frozen<' ~ t ~ '>' %}
+        {%- set deleted_type = 'frozen<set<smallint>>' %}
+        {%- elif t.startswith('list<') %}
         {%- set value_type = 'frozen<map<timeuuid, ' ~ args[0] ~ '>>' %}
         {%- set deleted_type = 'frozen<set<timeuuid>>' %}
         {%- else %}
@@ -102,11 +128,11 @@ typed as (
         {%- else %}
         {%- set value_type = t %}
         {%- endif %},
-        {{ cql_value_from_json('`' ~ column.name ~ '`', value_type) }} as `{{ column.name }}`
+        {{ cql_value_from_json('`' ~ column.name ~ '`', value_type, udts) }} as `{{ column.name }}`
         {%- if column.kind in ('static', 'regular') %},
         cast(`cdc$deleted_{{ column.name }}` as boolean) as `cdc$deleted_{{ column.name }}`
-        {%- if cql_is_multi_cell(t) %},
-        {{ cql_value_from_json('`cdc$deleted_elements_' ~ column.name ~ '`', deleted_type) }}
+        {%- if cql_is_multi_cell(t, udts) %},
+        {{ cql_value_from_json('`cdc$deleted_elements_' ~ column.name ~ '`', deleted_type, udts) }}
             as `cdc$deleted_elements_{{ column.name }}`
         {%- endif %}
         {%- endif %}

@@ -1,6 +1,7 @@
 {#- Base-table columns with what their CDC log needs to know: whether the column is multi-cell
-    (a non-frozen collection, logged element by element) and the CQL types of its element keys
-    and values (scylla-log.md §2.2: a list is keyed by timeuuids). -#}
+    (a non-frozen collection or user type, logged element by element), the CQL types of its
+    element keys and values (scylla-log.md §2.2: a list is keyed by timeuuids, a user type by
+    field indices), and the user types of its keyspace for the value checks. -#}
 with
 
 base_columns as (
@@ -9,12 +10,60 @@ base_columns as (
 
 ),
 
+type_fields as (
+
+    select * from {{ ref('stg_cdc_input__base_types') }}
+
+),
+
+user_types as (
+
+    select
+        keyspace_name,
+        type_name,
+        transform(
+            array_sort(collect_list(struct(field_position, field_name, field_type))),
+            f -> f.field_name
+        ) as field_names,
+        transform(
+            array_sort(collect_list(struct(field_position, field_name, field_type))),
+            f -> f.field_type
+        ) as field_types
+    from type_fields
+    group by keyspace_name, type_name
+
+),
+
+keyspace_user_types as (
+
+    -- {"type": [["field", "type"], ...], ...}: the registry the value checks resolve UDTs with
+    select
+        keyspace_name,
+        to_json(map_from_entries(collect_list(struct(
+            type_name,
+            zip_with(field_names, field_types, (n, t) -> array(n, t))
+        )))) as user_types_json
+    from user_types
+    group by keyspace_name
+
+),
+
 typed as (
 
     select
-        *,
-        cdc_element_types(cql_type) as element_types
+        base_columns.*,
+        cdc_element_types(base_columns.cql_type) as element_types,
+        user_types.field_names as udt_field_names,
+        user_types.field_types as udt_field_types,
+        keyspace_user_types.user_types_json
     from base_columns
+    left join user_types
+        on
+            base_columns.keyspace_name = user_types.keyspace_name
+            -- a non-frozen user type column's type is the bare type name
+            and base_columns.cql_type = user_types.type_name
+    left join keyspace_user_types
+        on base_columns.keyspace_name = keyspace_user_types.keyspace_name
 
 )
 
@@ -26,14 +75,12 @@ select
     position,
     cql_type,
     clustering_order,
-    element_types.key_type is not null as is_multi_cell,
-    element_types.key_type as element_key_type,
+    element_types.key_type is not null or udt_field_names is not null as is_multi_cell,
+    udt_field_names is not null as is_multi_cell_user_type,
+    if(udt_field_names is not null, 'smallint', element_types.key_type) as element_key_type,
+    -- a user type's element values have their field's type (see udt_field_types)
     element_types.value_type as element_value_type,
-    -- a non-frozen user type: a bare type name that is not a native CQL type
-    not cql_type rlike '^(frozen|list|set|map|tuple|vector)\\s*<'
-    and cql_type not in (
-        'ascii', 'bigint', 'blob', 'boolean', 'counter', 'date', 'decimal', 'double', 'duration',
-        'float', 'inet', 'int', 'smallint', 'text', 'time', 'timestamp', 'timeuuid', 'tinyint',
-        'uuid', 'varchar', 'varint'
-    ) as is_multi_cell_user_type
+    udt_field_names,
+    udt_field_types,
+    user_types_json
 from typed

@@ -34,7 +34,12 @@ joined as (
         base_columns.is_multi_cell,
         base_columns.is_multi_cell_user_type,
         base_columns.element_key_type,
-        base_columns.element_value_type,
+        -- a user type's element is a field: its key the field index, its value the field's type
+        coalesce(
+            base_columns.element_value_type,
+            try_element_at(base_columns.udt_field_types, try_cast(atoms.element_key as int) + 1)
+        ) as element_value_type,
+        base_columns.user_types_json,
         -- a row atom: marker, regular cell or row tombstone, addressed by a full clustering key
         atoms.atom_kind in ('row_marker', 'row_tombstone')
         or (atoms.atom_kind in ('cell', 'collection_tombstone') and base_columns.kind = 'regular')
@@ -59,14 +64,16 @@ udf_checks as (
         -- Python UDFs run on every row (Spark evaluates them ahead of the CASE below), so
         -- they return null for inputs that do not apply.
         cdc_value_error(
-            case when atom_kind = 'cell' and is_live and element_key is null then value end, column_type
+            case when atom_kind = 'cell' and is_live and element_key is null then value end,
+            column_type, user_types_json
         ) as value_error,
         cdc_value_error(
-            case when atom_kind = 'cell' and element_key is not null then element_key end, element_key_type
+            case when atom_kind = 'cell' and element_key is not null then element_key end,
+            element_key_type, user_types_json
         ) as element_key_error,
         cdc_value_error(
             case when atom_kind = 'cell' and is_live and element_key is not null then value end,
-            element_value_type
+            element_value_type, user_types_json
         ) as element_value_error,
         cdc_key_error(
             case when is_row_atom and has_clustering_key then clustering_key end,
@@ -108,17 +115,15 @@ checked as (
                     'column_name: unknown column ', column_name,
                     ' in table ', keyspace_name, '.', table_name
                 )
-            when atom_kind in ('cell', 'collection_tombstone') and is_multi_cell_user_type
-                then concat('column_name: ', column_name, ' is a non-frozen user type, not supported yet')
             when atom_kind = 'collection_tombstone' and not is_multi_cell
                 then concat('atom_kind: ', column_name, ' is not a non-frozen collection')
             when atom_kind = 'collection_tombstone'
                 and (value is not null or element_key is not null or ttl_seconds is not null)
                 then 'value/element_key/ttl_seconds: a collection tombstone carries none of them'
             when atom_kind = 'cell' and is_multi_cell and element_key is null
-                then concat('element_key: ', column_name, ' is a non-frozen collection, its cells need an element key')
+                then concat('element_key: ', column_name, ' is a non-frozen collection or user type, its cells need an element key')
             when atom_kind = 'cell' and not coalesce(is_multi_cell, false) and element_key is not null
-                then concat('element_key: ', column_name, ' is not a non-frozen collection')
+                then concat('element_key: ', column_name, ' is not a non-frozen collection or user type')
             when atom_kind = 'cell' and column_kind in ('partition_key', 'clustering')
                 then concat(
                     'column_name: ', column_name,
@@ -131,6 +136,9 @@ checked as (
                 then concat('value: the live cell of column ', column_name, ' has no value')
             when atom_kind = 'cell' and is_live and value is null and not coalesce(is_multi_cell, false)
                 then concat('value: the live cell of column ', column_name, ' has no value')
+            when atom_kind = 'cell' and is_multi_cell_user_type and element_key_error is null
+                and element_value_type is null
+                then concat('element_key: user type column ', column_name, ' has no field ', element_key)
             when atom_kind = 'cell' and is_multi_cell and element_value_type is null and value is not null
                 then concat('value: the elements of set column ', column_name, ' carry no value')
             when atom_kind = 'cell' and not is_live and value is not null

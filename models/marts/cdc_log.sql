@@ -62,6 +62,8 @@ logged_values as (
         changes.*,
         base_columns.element_key_type,
         base_columns.element_value_type,
+        base_columns.is_multi_cell_user_type,
+        base_columns.udt_field_names,
         cdc_value_sort_key(changes.element_key, base_columns.element_key_type) as element_position
     from changes
     inner join base_tables
@@ -112,10 +114,48 @@ element_cells as (
             ']}'
         ) as value
     from logged_values
-    where element_key is not null
+    where element_key is not null and not (is_multi_cell_user_type and is_live)
     group by
         write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
         column_name, is_live, element_value_type
+
+),
+
+user_type_cells as (
+
+    -- a non-frozen user type's value: every field, the written ones set, the others null
+    -- ({"udt": {"f": v, ...}}). ScyllaDB writes it whenever the column is in the change, even
+    -- when no field got a value (scylla-log.md §5 quirk).
+    select
+        write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no, column_name,
+        concat(
+            '{"udt":{',
+            array_join(
+                transform(
+                    udt_field_names,
+                    (field_name, i) -> concat(
+                        regexp_extract(to_json(array(field_name)), '^\\[(.*)\\]$', 1),
+                        ':',
+                        coalesce(try_element_at(written_fields, i), 'null')
+                    )
+                ),
+                ','
+            ),
+            '}}'
+        ) as value
+    from (
+        select
+            write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
+            column_name, udt_field_names,
+            map_from_entries(collect_list(
+                if(is_live and element_key is not null, struct(cast(element_key as int), value), null)
+            )) as written_fields
+        from logged_values
+        where is_multi_cell_user_type
+        group by
+            write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
+            column_name, udt_field_names
+    ) as user_type_changes
 
 ),
 
@@ -126,6 +166,8 @@ cells as (
     select * from value_cells
     union all
     select * from element_cells
+    union all
+    select * from user_type_cells
 
 ),
 
