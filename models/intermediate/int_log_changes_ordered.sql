@@ -118,5 +118,7 @@ select
     value,
     element_key,
     piece_kind,
+    clustering_position,
+    range_end_position,
     is_split
 from numbered

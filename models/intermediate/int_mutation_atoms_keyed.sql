@@ -68,6 +68,9 @@ keyed as (
 
     select
         pieces.write_id,
+        pieces.coordinator_now_us,
+        pieces.write_timestamp,
+        pieces.ttl_seconds,
         pieces.keyspace_name,
         pieces.table_name,
         pieces.partition_key,

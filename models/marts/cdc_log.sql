@@ -36,7 +36,7 @@ key_cells as (
 
     select
         log_rows.write_id, log_rows.keyspace_name, log_rows.table_name, log_rows.partition_key,
-        log_rows.change_ts, log_rows.batch_seq_no,
+        log_rows.change_ts, log_rows.phase, log_rows.phase_seq,
         key_column_name as column_name,
         key_column_value as value
     from log_rows
@@ -86,7 +86,7 @@ value_cells as (
     -- an atomic cell: its value, or cdc$deleted_<column> for a dead cell; a collection
     -- tombstone: cdc$deleted_<column>
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
+        write_id, keyspace_name, table_name, partition_key, change_ts, 1 as phase, batch_seq_no as phase_seq,
         if(is_live, column_name, concat('cdc$deleted_', column_name)) as column_name,
         if(is_live, value, 'true') as value
     from logged_values
@@ -99,20 +99,12 @@ element_cells as (
     -- a collection's elements in CQL order: live ones make the column's value ({"map": [[k, v]]}
     -- for maps and lists, {"set": [e]} for sets), dead ones cdc$deleted_elements_<column>
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
+        write_id, keyspace_name, table_name, partition_key, change_ts, 1 as phase, batch_seq_no as phase_seq,
         if(is_live, column_name, concat('cdc$deleted_elements_', column_name)) as column_name,
-        concat(
-            if(is_live and element_value_type is not null, '{"map":[', '{"set":['),
-            array_join(
-                transform(
-                    array_sort(collect_list(struct(element_position, element_key, value))),
-                    e -> if(is_live and element_value_type is not null,
-                        concat('[', e.element_key, ',', e.value, ']'), e.element_key)
-                ),
-                ','
-            ),
-            ']}'
-        ) as value
+        {{ cdc_elements_json(
+            'collect_list(struct(element_position, element_key, value))',
+            'is_live and element_value_type is not null'
+        ) }} as value
     from logged_values
     where element_key is not null and not (is_multi_cell_user_type and is_live)
     group by
@@ -127,22 +119,9 @@ user_type_cells as (
     -- ({"udt": {"f": v, ...}}). ScyllaDB writes it whenever the column is in the change, even
     -- when no field got a value (scylla-log.md §5 quirk).
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no, column_name,
-        concat(
-            '{"udt":{',
-            array_join(
-                transform(
-                    udt_field_names,
-                    (field_name, i) -> concat(
-                        regexp_extract(to_json(array(field_name)), '^\\[(.*)\\]$', 1),
-                        ':',
-                        coalesce(try_element_at(written_fields, i), 'null')
-                    )
-                ),
-                ','
-            ),
-            '}}'
-        ) as value
+        write_id, keyspace_name, table_name, partition_key, change_ts, 1 as phase, batch_seq_no as phase_seq,
+        column_name,
+        {{ cdc_user_type_json('udt_field_names', 'written_fields') }} as value
     from (
         select
             write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
@@ -168,6 +147,12 @@ cells as (
     select * from element_cells
     union all
     select * from user_type_cells
+    union all
+    select
+        write_id, keyspace_name, table_name, partition_key, change_ts,
+        if(image_kind = 'pre', 0, 2) as phase, image_seq as phase_seq, column_name, value
+    from {{ ref('int_log_images') }}
+    where column_name is not null
 
 ),
 
@@ -194,7 +179,8 @@ logged as (
             and log_rows.table_name = cells.table_name
             and log_rows.partition_key = cells.partition_key
             and log_rows.change_ts = cells.change_ts
-            and log_rows.batch_seq_no = cells.batch_seq_no
+            and log_rows.phase = cells.phase
+            and log_rows.phase_seq = cells.phase_seq
 
 )
 

@@ -25,8 +25,6 @@ UUID_EPOCH_OFFSET = 0x01B21DD213814000
 def skip_reason(case: dict) -> str | None:
     """Why a case cannot run yet (None: it runs). Issue 4 brings collections, user types and images."""
     ddl = " ".join(case["setup"] + [s["cql"] for s in case["statements"]]).lower()
-    if "'preimage'" in ddl or "'postimage'" in ddl:
-        return "needs pre-/post-images (issue 4)"
     if re.search(r"=\s*\w+\s*-\s*\[", ddl):
         return "needs read-before-write list operations (issue 4)"
     return None

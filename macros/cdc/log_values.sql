@@ -1,0 +1,37 @@
+{% macro cdc_elements_json(elements, is_keyed) -%}
+    {#- A non-frozen collection's log value from its elements, an array of
+        struct(element_position, element_key, value) (sorted here by position):
+        {"map": [[k, v], ...]} for maps and lists (keyed), {"set": [e, ...]} for sets. -#}
+    concat(
+        if({{ is_keyed }}, '{"map":[', '{"set":['),
+        array_join(
+            transform(
+                array_sort({{ elements }}),
+                e -> if({{ is_keyed }}, concat('[', e.element_key, ',', e.value, ']'), e.element_key)
+            ),
+            ','
+        ),
+        ']}'
+    )
+{%- endmacro %}
+
+
+{% macro cdc_user_type_json(field_names, field_values) -%}
+    {#- A user type's log value with every field: {"udt": {"f": v, ...}}, null for the fields
+        missing from `field_values` (a map from field index to JSON value). -#}
+    concat(
+        '{"udt":{',
+        array_join(
+            transform(
+                {{ field_names }},
+                (field_name, i) -> concat(
+                    regexp_extract(to_json(array(field_name)), '^\\[(.*)\\]$', 1),
+                    ':',
+                    coalesce(try_element_at({{ field_values }}, i), 'null')
+                )
+            ),
+            ','
+        ),
+        '}}'
+    )
+{%- endmacro %}

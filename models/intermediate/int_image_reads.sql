@@ -1,0 +1,269 @@
+{#- The pre-image read (scylla-log.md §7.1): for every accepted write to a table with pre- or
+    post-images, each row the write touches as the base table holds it just before the write.
+    The state is rebuilt from the earlier accepted writes (write_id order): last write wins by
+    timestamp (a dead cell wins a tie), a row, range or partition tombstone removes the cells it
+    covers (timestamp <= the tombstone's), a collection tombstone its column's older elements,
+    and a TTL'd cell is gone once the write's coordinator clock reaches its expiry.
+    One row per row read (`is_row` true, with whether the row is live) and one per live cell of
+    the columns ScyllaDB reads (all of them for post-images, `preimage: full`, row deletes and
+    no-clustering-key partition deletes; else the static columns written and the columns
+    written in the write's first clustered row, a quirk ScyllaDB has, §9.6). -#}
+with
+
+image_tables as (
+
+    select * from {{ ref('int_base_tables_described') }}
+    where cdc_enabled and (cdc_preimage != 'false' or cdc_postimage)
+
+),
+
+accepted_writes as (
+
+    select write_id from {{ ref('int_writes_admitted') }}
+    where status = 'accepted'
+
+),
+
+atoms as (
+
+    -- a range tombstone appears once (its start-bound piece carries both bounds)
+    select
+        keyed.*,
+        image_tables.has_clustering_key,
+        image_tables.cdc_preimage,
+        image_tables.cdc_postimage,
+        keyed.piece_kind = 'static_upsert' as is_static,
+        case
+            when keyed.piece_kind = 'static_upsert' or not image_tables.has_clustering_key then X''
+            else keyed.clustering_position
+        end as row_position
+    from {{ ref('int_mutation_atoms_keyed') }} as keyed
+    inner join accepted_writes
+        on keyed.write_id = accepted_writes.write_id
+    inner join image_tables
+        on
+            keyed.keyspace_name = image_tables.keyspace_name
+            and keyed.table_name = image_tables.table_name
+    where keyed.bound_side is null or keyed.bound_side = 'start'
+
+),
+
+rows_read as (
+
+    -- the static row, each clustered row written or deleted, the single row of a table without
+    -- clustering key on a partition delete
+    select
+        write_id, coordinator_now_us, keyspace_name, table_name, partition_key, is_static, row_position,
+        max(if(piece_kind in ('clustered_upsert', 'row_tombstone'), bound_prefix, null)) as clustering_prefix
+    from atoms
+    where
+        piece_kind in ('static_upsert', 'clustered_upsert', 'row_tombstone')
+        or (piece_kind = 'partition_tombstone' and not has_clustering_key)
+    group by write_id, coordinator_now_us, keyspace_name, table_name, partition_key, is_static, row_position
+
+),
+
+write_shape as (
+
+    select
+        write_id, keyspace_name, table_name, partition_key,
+        max(
+            cdc_postimage or cdc_preimage = 'full'
+        ) as reads_all_static_columns,
+        max(
+            cdc_postimage or cdc_preimage = 'full' or piece_kind = 'row_tombstone'
+            or (piece_kind = 'partition_tombstone' and not has_clustering_key)
+        ) as reads_all_regular_columns,
+        min(if(piece_kind in ('clustered_upsert', 'row_tombstone'), row_position, null)) as first_row_position
+    from atoms
+    group by write_id, keyspace_name, table_name, partition_key
+
+),
+
+columns_written as (
+
+    select
+        atoms.write_id, atoms.keyspace_name, atoms.table_name, atoms.partition_key,
+        atoms.is_static, atoms.column_name
+    from atoms
+    inner join write_shape
+        on
+            atoms.write_id = write_shape.write_id
+            and atoms.keyspace_name = write_shape.keyspace_name
+            and atoms.table_name = write_shape.table_name
+            and atoms.partition_key = write_shape.partition_key
+    where
+        atoms.column_name is not null
+        and (atoms.is_static or atoms.row_position = write_shape.first_row_position)
+    group by 1, 2, 3, 4, 5, 6
+
+),
+
+earlier as (
+
+    -- every earlier accepted atom of each row read, and the tombstones that may cover it
+    select
+        rows_read.write_id, rows_read.keyspace_name, rows_read.table_name, rows_read.partition_key,
+        rows_read.is_static, rows_read.row_position, rows_read.coordinator_now_us as read_now_us,
+        history.atom_kind, history.piece_kind, history.column_name, history.element_key,
+        history.is_live, history.value, history.write_timestamp, history.ttl_seconds,
+        history.coordinator_now_us as written_now_us,
+        history.is_static = rows_read.is_static and history.row_position = rows_read.row_position
+            as is_same_row
+    from rows_read
+    inner join atoms as history
+        on
+            rows_read.keyspace_name = history.keyspace_name
+            and rows_read.table_name = history.table_name
+            and rows_read.partition_key = history.partition_key
+            and history.write_id < rows_read.write_id
+            and (
+                (history.is_static = rows_read.is_static and history.row_position = rows_read.row_position)
+                or history.piece_kind = 'partition_tombstone'
+                or (
+                    history.piece_kind = 'range_tombstone' and not rows_read.is_static
+                    and rows_read.row_position > history.clustering_position
+                    and rows_read.row_position < history.range_end_position
+                )
+            )
+
+),
+
+row_deletions as (
+
+    -- the newest row, range or partition tombstone covering each row read
+    select
+        write_id, keyspace_name, table_name, partition_key, is_static, row_position,
+        max(if(
+            atom_kind in ('row_tombstone', 'range_tombstone', 'partition_tombstone'), write_timestamp, null
+        )) as deleted_up_to
+    from earlier
+    group by write_id, keyspace_name, table_name, partition_key, is_static, row_position
+
+),
+
+collection_deletions as (
+
+    select
+        write_id, keyspace_name, table_name, partition_key, is_static, row_position, column_name,
+        max(write_timestamp) as deleted_up_to
+    from earlier
+    where atom_kind = 'collection_tombstone'
+    group by write_id, keyspace_name, table_name, partition_key, is_static, row_position, column_name
+
+),
+
+winning_cells as (
+
+    -- last write wins: highest timestamp, then a dead cell, then the greater value
+    select
+        write_id, keyspace_name, table_name, partition_key, is_static, row_position, read_now_us,
+        atom_kind, column_name, element_key,
+        max(struct(
+            write_timestamp, not is_live as is_dead, value, ttl_seconds, written_now_us
+        )) as winner
+    from earlier
+    where is_same_row and atom_kind in ('cell', 'row_marker')
+    group by
+        write_id, keyspace_name, table_name, partition_key, is_static, row_position, read_now_us,
+        atom_kind, column_name, element_key
+
+),
+
+live_cells as (
+
+    select winning_cells.*
+    from winning_cells
+    left join row_deletions
+        on
+            winning_cells.write_id = row_deletions.write_id
+            and winning_cells.keyspace_name = row_deletions.keyspace_name
+            and winning_cells.table_name = row_deletions.table_name
+            and winning_cells.partition_key = row_deletions.partition_key
+            and winning_cells.is_static = row_deletions.is_static
+            and winning_cells.row_position = row_deletions.row_position
+    left join collection_deletions
+        on
+            winning_cells.write_id = collection_deletions.write_id
+            and winning_cells.keyspace_name = collection_deletions.keyspace_name
+            and winning_cells.table_name = collection_deletions.table_name
+            and winning_cells.partition_key = collection_deletions.partition_key
+            and winning_cells.is_static = collection_deletions.is_static
+            and winning_cells.row_position = collection_deletions.row_position
+            and winning_cells.column_name = collection_deletions.column_name
+    where
+        not winning_cells.winner.is_dead
+        and (row_deletions.deleted_up_to is null or winning_cells.winner.write_timestamp > row_deletions.deleted_up_to)
+        and (
+            collection_deletions.deleted_up_to is null
+            or winning_cells.winner.write_timestamp > collection_deletions.deleted_up_to
+        )
+        and (
+            coalesce(winning_cells.winner.ttl_seconds, 0) = 0
+            or winning_cells.read_now_us
+            < winning_cells.winner.written_now_us + winning_cells.winner.ttl_seconds * 1000000
+        )
+
+),
+
+row_liveness as (
+
+    -- a clustered row exists iff its marker or any of its cells is live
+    select
+        rows_read.write_id, rows_read.keyspace_name, rows_read.table_name, rows_read.partition_key,
+        rows_read.is_static, rows_read.row_position, rows_read.clustering_prefix,
+        count(live_cells.atom_kind) > 0 as is_live
+    from rows_read
+    left join live_cells
+        on
+            rows_read.write_id = live_cells.write_id
+            and rows_read.keyspace_name = live_cells.keyspace_name
+            and rows_read.table_name = live_cells.table_name
+            and rows_read.partition_key = live_cells.partition_key
+            and rows_read.is_static = live_cells.is_static
+            and rows_read.row_position = live_cells.row_position
+    group by 1, 2, 3, 4, 5, 6, 7
+
+),
+
+read_cells as (
+
+    select
+        live_cells.write_id, live_cells.keyspace_name, live_cells.table_name, live_cells.partition_key,
+        live_cells.is_static, live_cells.row_position,
+        live_cells.column_name, live_cells.element_key, live_cells.winner.value as value
+    from live_cells
+    inner join write_shape
+        on
+            live_cells.write_id = write_shape.write_id
+            and live_cells.keyspace_name = write_shape.keyspace_name
+            and live_cells.table_name = write_shape.table_name
+            and live_cells.partition_key = write_shape.partition_key
+    left join columns_written
+        on
+            live_cells.write_id = columns_written.write_id
+            and live_cells.keyspace_name = columns_written.keyspace_name
+            and live_cells.table_name = columns_written.table_name
+            and live_cells.partition_key = columns_written.partition_key
+            and live_cells.is_static = columns_written.is_static
+            and live_cells.column_name = columns_written.column_name
+    where
+        live_cells.atom_kind = 'cell'
+        and (
+            if(live_cells.is_static, write_shape.reads_all_static_columns, write_shape.reads_all_regular_columns)
+            or columns_written.column_name is not null
+        )
+
+)
+
+select
+    write_id, keyspace_name, table_name, partition_key, is_static, row_position, clustering_prefix,
+    true as is_row, is_live, null as column_name, null as element_key, null as value
+from row_liveness
+
+union all
+
+select
+    write_id, keyspace_name, table_name, partition_key, is_static, row_position, null as clustering_prefix,
+    false as is_row, true as is_live, column_name, element_key, value
+from read_cells
