@@ -23,6 +23,7 @@ from cdclake.cql.mutation_builder import MutationBuilder
 from cdclake.cql.mutations import plan_delete, plan_insert, plan_update, using_timestamp, write_attributes
 from cdclake.cql.parser import parse_script
 from cdclake.mutations import Atom
+from cdclake.cql.table_state import TableState
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField
 
 
@@ -92,6 +93,7 @@ class _ScriptRunner:
         self.current_keyspace: Optional[str] = None
         self.last_write_id = 0
         self.log_created_ms: dict[tuple[str, str], int] = {}
+        self.state = TableState()
 
     def keyspace_of(self, name: ast.QualifiedName) -> str:
         keyspace = name.keyspace or self.current_keyspace
@@ -106,13 +108,17 @@ class _ScriptRunner:
     def execute(self, statement: ast.Statement, client_now: int, coordinator_now: int) -> list[Atom]:
         """Run one statement; returns the atoms it wrote (DDL and reads write none)."""
         if isinstance(statement, (ast.Insert, ast.Update, ast.Delete, ast.Batch)):
-            builder = MutationBuilder()
+            def read_list(table, partition_key, row, column):
+                return self.state.live_list(table, partition_key, row, column, coordinator_now)
+            builder = MutationBuilder(list_reader=read_list)
             if isinstance(statement, ast.Batch):
                 self.plan_batch(statement, client_now, builder)
             else:
                 self.plan_write(statement, builder, client_now)
             self.last_write_id += 1
-            return builder.atoms(self.last_write_id, coordinator_now)
+            atoms = builder.atoms(self.last_write_id, coordinator_now)
+            self.state.record(atoms)
+            return atoms
         self.execute_other(statement)
         self.note_log_tables(coordinator_now)
         return []

@@ -24,6 +24,7 @@ from cdclake.cql import types as t
 from cdclake.cql.catalog import Column, Table
 from cdclake.cql.restrictions import ClusteringRange
 from cdclake.cql.udf_adapter import bound_name, clustering_key, serialize, value_key
+from cdclake.cql.errors import CqlUnsupportedError
 from cdclake.cql.values import to_json
 from cdclake.mutations import (CELL, COLLECTION_TOMBSTONE, PARTITION_TOMBSTONE, RANGE_TOMBSTONE, ROW_MARKER,
                                ROW_TOMBSTONE, Atom)
@@ -145,9 +146,17 @@ def marker_wins(new: RowMarker, old: RowMarker) -> bool:
 class MutationBuilder:
     """The mutations of one request; ``atoms`` turns them into ``Atom`` records."""
 
-    def __init__(self) -> None:
+    def __init__(self, list_reader=None) -> None:
         self._partitions: dict[tuple, _Partition] = {}
         self._list_seq = 0
+        self._list_reader = list_reader
+
+    def read_list(self, table: Table, partition_key: tuple, row: Optional[tuple], column: Column):
+        """The list's current (key, value) elements in key order, or None (null): the read
+        before a write that addresses list elements by position or value."""
+        if self._list_reader is None:
+            raise CqlUnsupportedError(f"reading list column {column.name} needs the table's state")
+        return self._list_reader(table, partition_key, row, column)
 
     def next_list_append_seq(self) -> int:
         """The request-wide list value counter (``query_options::next_list_append_seq``)."""

@@ -43,7 +43,7 @@ from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
 from cdclake.cql.list_keys import SUBMICRO_LIMIT, list_key, prepend_micros
 from cdclake.cql.mutation_builder import CellWrite, ElementWrite, MutationBuilder, RowMarker
 from cdclake.cql.restrictions import WriteTarget, resolve_write_target
-from cdclake.cql.values import INTEGER_RANGES, literal_value
+from cdclake.cql.values import INTEGER_RANGES, literal_value, to_json
 
 
 @dataclass(frozen=True)
@@ -102,20 +102,16 @@ def _column(table: Table, name: str) -> Column:
     return column
 
 
-def _read_before_write(column: Column, text: str) -> CqlUnsupportedError:
-    return CqlUnsupportedError(f"list operations that read the list before writing ({text} on non-frozen list "
-                               f"column '{column.name}') are not supported: their element keys depend on the "
-                               "table's current state")
-
-
 # ------------------------------------------------------------------------------ collections
 
 
 @dataclass(frozen=True)
 class CollectionWrite:
     """A write to a non-frozen collection/UDT column: an optional collection tombstone, element
-    cells with known keys, and list values whose keys are generated when the write is applied to
-    a row (``list_mode`` ``append`` or ``prepend``)."""
+    cells with known keys, and list writes whose keys are found when the write is applied to a
+    row: generated (``list_mode`` ``append``/``prepend``), or read from the list's current state
+    (``set_index``: ``l[index] = list_values[0]``, ``delete_index``: ``DELETE l[index]``,
+    ``remove_values``: ``l = l - list_values``; ``cql3/lists.cc``)."""
 
     timestamp: int
     ttl: Optional[int] = None
@@ -123,6 +119,7 @@ class CollectionWrite:
     elements: tuple[ElementWrite, ...] = ()
     list_values: tuple = ()
     list_mode: Optional[str] = None
+    index: Optional[int] = None
 
     def apply(self, builder: MutationBuilder, table: Table, partition_key: tuple, row: Optional[tuple],
               column: Column) -> None:
@@ -140,6 +137,24 @@ class CollectionWrite:
             for offset, value in enumerate(self.list_values):
                 key = list_key(micros, seq + offset)
                 builder.add_element(table, partition_key, row, column, self._live(key, value))
+        elif self.list_mode in ("set_index", "delete_index", "remove_values"):
+            existing = builder.read_list(table, partition_key, row, column)
+            for element in self._read_before_write_elements(existing):
+                builder.add_element(table, partition_key, row, column, element)
+
+    def _read_before_write_elements(self, existing: Optional[list]) -> list[ElementWrite]:
+        if self.list_mode == "remove_values":
+            removed = {to_json(v) for v in self.list_values}
+            return [ElementWrite(self.timestamp, key, False) for key, value in existing or ()
+                    if to_json(value) in removed]
+        if existing is None:
+            action = "set an element on" if self.list_mode == "set_index" else "delete an element from"
+            raise CqlRequestError(f"Attempted to {action} a list which is null")
+        if not 0 <= self.index < len(existing):
+            raise CqlRequestError(f"List index {self.index} out of bound, list has size {len(existing)}")
+        key = existing[self.index][0]
+        value = self.list_values[0] if self.list_mode == "set_index" else None
+        return [ElementWrite(self.timestamp, key, False) if value is None else self._live(key, value)]
 
     def _live(self, key: Any, value: Any) -> ElementWrite:
         return ElementWrite(self.timestamp, key, True, value, self.ttl)
@@ -281,7 +296,9 @@ def _column_write(column: Column, assignment: ast.Assignment, attributes: WriteA
             raise CqlRequestError(f"Invalid operation ({text}) for frozen collection column {column.name}")
         if isinstance(cql_type, t.ListType):
             if kind == "subtract":
-                raise _read_before_write(column, text)
+                removed = literal_value(assignment.value, cql_type, name)
+                return CollectionWrite(attributes.timestamp, attributes.ttl, list_mode="remove_values",
+                                       list_values=tuple(removed["list"]) if removed else ())
             return _list_write(literal_value(assignment.value, cql_type, name), attributes, "append")
         if kind == "add":
             return CollectionWrite(attributes.timestamp, attributes.ttl,
@@ -312,7 +329,12 @@ def _column_write(column: Column, assignment: ast.Assignment, attributes: WriteA
                 raise CqlRequestError("Invalid null map key")
             value = literal_value(assignment.value, cql_type.value, f"value({name})")
         elif kind == "set_element":
-            raise _read_before_write(column, text)
+            index = literal_value(assignment.key, t.NativeType("int"), f"idx({name})")
+            if index is None:
+                raise CqlRequestError("Invalid null value for list index")
+            value = literal_value(assignment.value, cql_type.element, f"value({name})")
+            return CollectionWrite(attributes.timestamp, attributes.ttl, list_mode="set_index",
+                                   list_values=(value,), index=index)
         else:
             key = literal_value(assignment.key, t.NativeType("uuid"), f"uuid_idx({name})")
             if key is None:
@@ -377,7 +399,10 @@ def _deletion(table: Table, target: ast.DeleteTarget, attributes: WriteAttribute
         if not cql_type.is_multi_cell:
             raise CqlRequestError(f"Invalid deletion operation for frozen collection column {column.name}")
         if isinstance(cql_type, t.ListType):
-            raise _read_before_write(column, f"DELETE {target.text}")
+            index = literal_value(target.key, t.NativeType("int"), f"idx({column.name})")
+            if index is None:
+                raise CqlRequestError("Invalid null value for list index")
+            return column, CollectionWrite(timestamp, list_mode="delete_index", index=index)
         if isinstance(cql_type, t.MapType):
             key = literal_value(target.key, cql_type.key, f"key({column.name})")
             if key is None:

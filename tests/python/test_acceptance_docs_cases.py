@@ -1,9 +1,8 @@
 """The 51 documentation cases of ../shared/acceptance/cases_docs.json, through `cdclake replay`.
 
-All runnable cases share ONE replay: each gets its own keyspace (`ks` -> `ks_<n>`), its
-statements get consecutive client-clock timestamps, and the expected `cdc$time` expressions
-(`t1`, `T+1`, ...) are evaluated from those timestamps. Cases that need capabilities not built
-yet are skipped with the reason.
+All cases share ONE replay: each gets its own keyspace (`ks` -> `ks_<n>`), its statements get
+consecutive client-clock timestamps, and the expected `cdc$time` expressions (`t1`, `T+1`, ...)
+are evaluated from those timestamps.
 """
 from __future__ import annotations
 
@@ -20,14 +19,6 @@ CASES = json.loads((ACCEPTANCE / "cases_docs.json").read_text())["cases"]
 NOW_US = 1_700_000_000_000_000
 STEP_US = 1000
 UUID_EPOCH_OFFSET = 0x01B21DD213814000
-
-
-def skip_reason(case: dict) -> str | None:
-    """Why a case cannot run yet (None: it runs). Issue 4 brings collections, user types and images."""
-    ddl = " ".join(case["setup"] + [s["cql"] for s in case["statements"]]).lower()
-    if re.search(r"=\s*\w+\s*-\s*\[", ddl):
-        return "needs read-before-write list operations (issue 4)"
-    return None
 
 
 @dataclass
@@ -97,14 +88,11 @@ def matches(expected, actual, symbols) -> bool:
     return expected == actual
 
 
-RUNNABLE = [c for c in CASES if skip_reason(c) is None]
-
-
 @pytest.fixture(scope="module")
 def replayed(spark, test_workspace):
     from cdclake.replay import replay
 
-    script, plans = build_script(RUNNABLE)
+    script, plans = build_script(CASES)
     (test_workspace / "acceptance.cql").write_text(script)
     result = replay(script, now_us=NOW_US, step_us=STEP_US, workspace=test_workspace / "replay")
     assert result.dbt_succeeded, "dbt build failed in the acceptance replay"
@@ -124,9 +112,6 @@ def test_replay_accounts_for_every_write(replayed):
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_docs_case(case, replayed):
-    reason = skip_reason(case)
-    if reason:
-        pytest.skip(reason)
     result, plans = replayed
     plan = plans[case["id"]]
     check_expected_errors(case, plan, result)

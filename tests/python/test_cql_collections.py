@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cdclake.cql import CqlUnsupportedError, run_script
+from cdclake.cql import run_script
 from cdclake.cql.list_keys import REFERENCE_TIME_MICROS, SPOOF_NODE, list_key
 
 NOW = 1_700_000_000_000_000
@@ -68,17 +68,10 @@ def case_script(case: dict) -> str:
     return re.sub(r"\{T([+-]\d+)?\}", lambda m: str(NOW + int(m.group(1) or 0)), ";\n".join(statements))
 
 
-READ_BEFORE_WRITE_CASES = {"doc-at-list-remove-by-value"}
-
-
-def test_collection_documentation_cases_all_run_except_read_before_write():
+def test_collection_documentation_cases_all_run():
     cases = collection_docs_cases()
     assert "doc-at-map-add" in cases and len(cases) >= 20
     for case_id, case in cases.items():
-        if case_id in READ_BEFORE_WRITE_CASES:
-            with pytest.raises(CqlUnsupportedError, match="read the list before writing"):
-                run(case_script(case))
-            continue
         result = run(case_script(case))
         assert not result.errors, (case_id, [str(e) for e in result.errors])
         assert result.atoms, case_id
@@ -278,11 +271,32 @@ def test_batch_merging_keeps_element_winners_and_the_newest_tombstone():
                      ("cell", 20 - NOW, "2", False, None, None)]
 
 
-@pytest.mark.parametrize("statement, text", [
-    ("UPDATE ks.t SET v[0] = 1" + WHERE, "v[0] = 1"),
-    ("UPDATE ks.t SET v = v - [1]" + WHERE, "v = v - [1]"),
-    ("DELETE v[0] FROM ks.t" + WHERE, "DELETE v[0]"),
+def test_list_writes_by_index_and_value_read_the_list_first():
+    setup = LIST_TABLE + "UPDATE ks.t SET v = v + [1, 2, 1, 3]" + WHERE + ";"
+    keys = [a.element_key for a in run(setup).atoms]
+    removed = run(setup + "UPDATE ks.t SET v = v - [1]" + WHERE).atoms[4:]
+    assert [(a.element_key, a.is_live) for a in removed] == [(keys[0], False), (keys[2], False)]
+    replaced = run(setup + "UPDATE ks.t SET v[3] = 30" + WHERE).atoms[4:]
+    assert [(a.element_key, a.is_live, a.value) for a in replaced] == [(keys[3], True, "30")]
+    deleted = run(setup + "DELETE v[1] FROM ks.t" + WHERE).atoms[4:]
+    assert [(a.element_key, a.is_live) for a in deleted] == [(keys[1], False)]
+
+
+def test_list_reads_see_deletions_and_skip_missing_values():
+    setup = LIST_TABLE + "UPDATE ks.t SET v = v + [1, 2]" + WHERE + "; DELETE v[0] FROM ks.t" + WHERE + ";"
+    result = run(setup + "UPDATE ks.t SET v[0] = 9" + WHERE + "; UPDATE ks.t SET v = v - [5]" + WHERE)
+    live_second = result.atoms[1].element_key
+    assert [(a.element_key, a.value) for a in result.atoms[3:]] == [(live_second, "9")]
+    assert not result.errors
+
+
+@pytest.mark.parametrize("statement, error", [
+    ("UPDATE ks.t SET v[2] = 1" + WHERE, "List index 2 out of bound, list has size 1"),
+    ("DELETE v[-1] FROM ks.t" + WHERE, "List index -1 out of bound, list has size 1"),
+    ("UPDATE ks.t SET v[0] = 1 WHERE pk = 9 AND ck = 9", "Attempted to set an element on a list which is null"),
+    ("DELETE v[0] FROM ks.t WHERE pk = 9 AND ck = 9", "Attempted to delete an element from a list which is null"),
+    ("UPDATE ks.t SET v = v - [null]" + WHERE, "null is not supported inside collections"),
 ])
-def test_read_before_write_list_operations_stay_unsupported(statement, text):
-    with pytest.raises(CqlUnsupportedError, match=re.escape(f"({text} on non-frozen list column 'v')")):
-        run(LIST_TABLE + statement)
+def test_list_reads_refuse_like_scylla(statement, error):
+    result = run(LIST_TABLE + "UPDATE ks.t SET v = v + [1]" + WHERE + ";" + statement)
+    assert [e.message for e in result.errors] == [error]

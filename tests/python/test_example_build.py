@@ -35,12 +35,12 @@ def test_writes_scylla_refuses_carry_its_exact_error(built):
     assert future.error_class == past.error_class == "InvalidRequest"
     assert future.error_text.startswith(
         'cdc: attempted to get a stream "from the future" (2023/11/15 23:13:20; '
-        "current server time: 2023/11/14 22:13:44). With CDC you cannot send writes"
+        "current server time: 2023/11/14 22:13:47). With CDC you cannot send writes"
     )
     assert "make sure your clocks are well-synchronized  with the database's clocks." in future.error_text
     assert past.error_text.startswith(
         'cdc: attempted to get a stream "from the past" (2023/11/14 19:26:40; '
-        "current server time: 2023/11/14 22:13:45)."
+        "current server time: 2023/11/14 22:13:48)."
     )
 
 
@@ -67,6 +67,19 @@ def test_collection_writes_are_logged_element_by_element(built):
     assert [(r.op, r.tags, r.deleted) for r in rows] == [
         (1, ["express", "gift"], None),        # tags = tags + {...}: elements in CQL order
         (1, ["standard"], True),               # tags = {...}: the tombstone (T-1) logged at T
+    ]
+
+
+def test_user_type_fields_are_logged_as_structs(built):
+    rows = built.sql(
+        "select ship_to, `cdc$deleted_ship_to` as deleted, `cdc$deleted_elements_ship_to` as removed "
+        "from shop.orders_scylla_cdc_log where ship_to is not null order by `cdc$time`"
+    ).collect()
+    assert [(r.ship_to.asDict(), r.deleted, r.removed) for r in rows] == [
+        # ship_to = {...}: the tombstone (T-1) and every field
+        ({"street": "1 Rue Verte", "city": "Paris", "zip": "75001"}, True, None),
+        # ship_to.city = ..., ship_to.zip = null: the written field, the removed one's index
+        ({"street": None, "city": "Lyon", "zip": None}, None, [2]),
     ]
 
 
@@ -107,3 +120,29 @@ def test_the_stream_invariants_catch_a_corrupted_generation(built):
     finally:
         load(original)
         assert dbt.invoke(["run"] + select) and dbt.invoke(["test"] + select)
+
+
+@pytest.mark.parametrize("corruption", [
+    # a value the log got wrong
+    "case when column_name = 'quantity' and value = '37' then '38' else value end as value",
+    # an element removal the log lost (the rows stay, the cell goes)
+    "case when column_name = 'cdc$deleted_elements_ship_to' then null else value end as value",
+])
+def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
+    """Change one cell of the log: replaying it no longer rebuilds the base state."""
+    def load(select_value: str) -> None:
+        columns = ", ".join(select_value if c == "value" else f"`{c}`" for c in built.table("cdc_lake.cdc_log").columns)
+        built.sql(f"create table cdc_lake.cdc_log_tmp as select {columns} from cdc_lake.cdc_log")
+        built.sql("insert overwrite table cdc_lake.cdc_log select * from cdc_lake.cdc_log_tmp where value is not null")
+        built.sql("drop table cdc_lake.cdc_log_tmp")
+
+    select = ["--select", "assert_log_replays_to_base_state", "--log-level", "error"]
+    built.sql("create table cdc_lake.cdc_log_original as select * from cdc_lake.cdc_log")
+    try:
+        assert dbt.invoke(["test"] + select)
+        load(corruption)
+        assert not dbt.invoke(["test"] + select), "the corrupted log went unnoticed"
+    finally:
+        built.sql("insert overwrite table cdc_lake.cdc_log select * from cdc_lake.cdc_log_original")
+        built.sql("drop table cdc_lake.cdc_log_original")
+    assert dbt.invoke(["test"] + select)

@@ -1,0 +1,78 @@
+{#- Helpers of the log round-trip test (tests/dbt/marts/assert_log_replays_to_base_state.sql). -#}
+
+{% macro cdc_json_object(members) -%}
+    {#- A map<string, string> of raw JSON members as one JSON object, members in name order. -#}
+    concat('{', array_join(transform(
+        array_sort(map_entries({{ members }})),
+        e -> concat(regexp_extract(to_json(array(e.key)), '^\\[(.*)\\]$', 1), ':', e.value)
+    ), ','), '}')
+{%- endmacro %}
+
+
+{% macro cdc_json_text(json) -%}
+    {#- A JSON value as Spark reads it into a string: a string's text, any other value's JSON. -#}
+    from_json(concat('{"v":', {{ json }}, '}'), 'v string').v
+{%- endmacro %}
+
+
+{% macro cdc_timeuuid_micros(timeuuid) -%}
+    {#- The microsecond timestamp a version-1 timeuuid carries (scylla-log.md §6.1). -#}
+    (cast(conv(concat(
+        substr({{ timeuuid }}, 16, 3), substr({{ timeuuid }}, 10, 4), substr({{ timeuuid }}, 1, 8)
+    ), 16, 10) as bigint) - 122192928000000000) div 10
+{%- endmacro %}
+
+
+{% macro cdc_live_cells(facts, name) -%}
+    {#- CTEs `<name>_winners` and `<name>`: the live cells and row markers of a set of write facts
+        (cells, markers and tombstones), merged as ScyllaDB merges them: per cell the highest
+        timestamp wins, a dead cell on a tie; a tombstone removes what it covers at or below its
+        timestamp. TTL expiry is not applied (the TTL is compared as a fact). -#}
+{{ name }}_winners as (
+
+    select
+        keyspace_name, table_name, partition_id, is_static, row_position, column_name, element_key,
+        max(struct(ts, not is_live as is_dead, value, ttl)) as winner
+    from {{ facts }}
+    where fact_kind in ('cell', 'row_marker')
+    group by keyspace_name, table_name, partition_id, is_static, row_position, column_name, element_key
+
+),
+
+{{ name }} as (
+
+    select
+        winners.keyspace_name, winners.table_name, winners.partition_id, winners.is_static,
+        winners.row_position, winners.column_name, winners.element_key,
+        winners.winner.value as value, winners.winner.ts as ts, winners.winner.ttl as ttl
+    from {{ name }}_winners as winners
+    left join {{ facts }} as deletions
+        on
+            winners.keyspace_name = deletions.keyspace_name
+            and winners.table_name = deletions.table_name
+            and winners.partition_id = deletions.partition_id
+            and (
+                deletions.fact_kind = 'partition_tombstone'
+                or (
+                    deletions.fact_kind = 'row_tombstone' and not winners.is_static
+                    and deletions.row_position = winners.row_position
+                )
+                or (
+                    deletions.fact_kind = 'range_tombstone' and not winners.is_static
+                    and winners.row_position > deletions.start_position
+                    and winners.row_position < deletions.end_position
+                )
+                or (
+                    deletions.fact_kind = 'collection_tombstone' and winners.element_key is not null
+                    and deletions.is_static = winners.is_static
+                    and deletions.row_position = winners.row_position
+                    and deletions.column_name = winners.column_name
+                )
+            )
+    group by
+        winners.keyspace_name, winners.table_name, winners.partition_id, winners.is_static,
+        winners.row_position, winners.column_name, winners.element_key, winners.winner
+    having not winners.winner.is_dead and coalesce(max(deletions.ts) < winners.winner.ts, true)
+
+)
+{%- endmacro %}

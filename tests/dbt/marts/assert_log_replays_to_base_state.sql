@@ -1,0 +1,284 @@
+-- The round trip CDC replicators are tested with: replaying each table's log deltas (the way a
+-- replicator applies them, timestamps taken from cdc$time) rebuilds the base-table state computed
+-- directly from the accepted mutations, cell by cell, with write timestamps and TTLs.
+-- Tables with `delta: keys` are left out (their log carries no values). Returns the cells on
+-- which the two states differ.
+with
+
+replayable_tables as (
+
+    select * from {{ ref('int_base_tables_described') }}
+    where cdc_enabled and cdc_delta = 'full'
+
+),
+
+base_columns as (
+
+    select * from {{ ref('int_base_columns_described') }}
+
+),
+
+accepted_writes as (
+
+    select write_id from {{ ref('int_writes_admitted') }}
+    where status = 'accepted'
+
+),
+
+-- the state from the mutations ------------------------------------------------------------
+
+mutation_facts as (
+
+    select
+        atoms.keyspace_name,
+        atoms.table_name,
+        {{ cdc_json_object('cdc_json_members(atoms.partition_key)') }} as partition_id,
+        coalesce(atoms.column_kind = 'static', false) as is_static,
+        if(coalesce(atoms.column_kind = 'static', false), X'', atoms.clustering_position) as row_position,
+        atoms.atom_kind as fact_kind,
+        atoms.column_name,
+        {{ cdc_json_text('atoms.element_key') }} as element_key,
+        coalesce(atoms.is_live, false) as is_live,
+        {{ cdc_json_text('atoms.value') }} as value,
+        atoms.write_timestamp as ts,
+        if(atoms.is_live, nullif(atoms.ttl_seconds, 0), null) as ttl,
+        atoms.clustering_position as start_position,
+        atoms.range_end_position as end_position
+    from {{ ref('int_mutation_atoms_keyed') }} as atoms
+    inner join accepted_writes
+        on atoms.write_id = accepted_writes.write_id
+    inner join replayable_tables
+        on
+            atoms.keyspace_name = replayable_tables.keyspace_name
+            and atoms.table_name = replayable_tables.table_name
+    where atoms.bound_side is null or atoms.bound_side = 'start'
+
+),
+
+{{ cdc_live_cells('mutation_facts', 'mutation_state') }},
+
+-- the state from the log ------------------------------------------------------------------
+
+log_cells as (
+
+    select
+        log.*,
+        {{ cdc_timeuuid_micros('log.`cdc$time`') }} as ts,
+        regexp_extract(log.column_name, '^(cdc\\$deleted_elements_|cdc\\$deleted_)?(.*)$', 2) as base_column,
+        case
+            when log.column_name like 'cdc$deleted\\_elements\\_%' then 'deleted_elements'
+            when log.column_name like 'cdc$deleted\\_%' then 'deleted'
+            else 'value'
+        end as role
+    from {{ ref('cdc_log') }} as log
+    inner join replayable_tables
+        on
+            log.keyspace_name = replayable_tables.keyspace_name
+            and log.table_name = replayable_tables.table_name
+    where log.`cdc$operation` between 1 and 8
+
+),
+
+log_cells_described as (
+
+    select
+        log_cells.*,
+        base_columns.kind,
+        base_columns.is_multi_cell,
+        base_columns.is_multi_cell_user_type,
+        base_columns.element_value_type is not null as is_keyed,
+        base_columns.udt_field_names
+    from log_cells
+    inner join base_columns
+        on
+            log_cells.keyspace_name = base_columns.keyspace_name
+            and log_cells.table_name = base_columns.table_name
+            and log_cells.base_column = base_columns.column_name
+
+),
+
+log_rows as (
+
+    select
+        log_cells_described.keyspace_name,
+        log_cells_described.table_name,
+        `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`, `cdc$operation` as operation, `cdc$ttl` as ttl, ts,
+        {{ cdc_json_object(
+            "map_from_entries(collect_list(if(kind = 'partition_key', struct(column_name, value), null)))"
+        ) }} as partition_id,
+        {{ cdc_json_object(
+            "map_from_entries(collect_list(if(kind = 'clustering', struct(column_name, value), null)))"
+        ) }} as clustering_json
+    from log_cells_described
+    group by 1, 2, 3, 4, 5, 6, 7, 8
+
+),
+
+log_rows_placed as (
+
+    select
+        log_rows.*,
+        cdc_clustering_sort_key(
+            -- partition deletes and static rows have no clustering position
+            case
+                when log_rows.operation = 4 then null
+                when log_rows.operation in (1, 2) and tables.has_clustering_key
+                    and log_rows.clustering_json = '{}' then null
+                else log_rows.clustering_json
+            end,
+            tables.clustering_key_names, tables.clustering_key_types,
+            tables.clustering_key_orders,
+            case log_rows.operation
+                when 5 then 'start_inclusive' when 6 then 'start_exclusive'
+                when 7 then 'end_inclusive' when 8 then 'end_exclusive' else 'row'
+            end
+        ) as position
+    from log_rows
+    inner join replayable_tables as tables
+        on
+            log_rows.keyspace_name = tables.keyspace_name
+            and log_rows.table_name = tables.table_name
+
+),
+
+value_cells as (
+
+    select
+        cells.*,
+        rows.partition_id,
+        rows.position
+    from log_cells_described as cells
+    inner join log_rows_placed as rows
+        on
+            cells.keyspace_name = rows.keyspace_name
+            and cells.table_name = rows.table_name
+            and cells.`cdc$stream_id` = rows.`cdc$stream_id`
+            and cells.`cdc$time` = rows.`cdc$time`
+            and cells.`cdc$batch_seq_no` = rows.`cdc$batch_seq_no`
+    where cells.kind in ('static', 'regular')
+
+),
+
+log_facts as (
+
+    -- an INSERT's row marker
+    select
+        keyspace_name, table_name, partition_id, false as is_static, position as row_position,
+        'row_marker' as fact_kind, null as column_name, null as element_key, true as is_live,
+        null as value, ts, ttl, null as start_position, null as end_position
+    from log_rows_placed
+    where operation = 2
+
+    union all
+
+    -- row and partition deletes
+    select
+        keyspace_name, table_name, partition_id, false, position,
+        if(operation = 3, 'row_tombstone', 'partition_tombstone'), null, null, false,
+        null, ts, null, null, null
+    from log_rows_placed
+    where operation in (3, 4)
+
+    union all
+
+    -- a range delete: its start row and the end row that follows it
+    select
+        starts.keyspace_name, starts.table_name, starts.partition_id, false, null,
+        'range_tombstone', null, null, false, null, starts.ts, null, starts.position, ends.position
+    from log_rows_placed as starts
+    inner join log_rows_placed as ends
+        on
+            starts.keyspace_name = ends.keyspace_name
+            and starts.table_name = ends.table_name
+            and starts.`cdc$stream_id` = ends.`cdc$stream_id`
+            and starts.`cdc$time` = ends.`cdc$time`
+            and starts.`cdc$batch_seq_no` + 1 = ends.`cdc$batch_seq_no`
+    where starts.operation in (5, 6) and ends.operation in (7, 8)
+
+    union all
+
+    -- atomic columns: a value, or cdc$deleted_<c> for a dead cell
+    select
+        keyspace_name, table_name, partition_id, kind = 'static', if(kind = 'static', X'', position),
+        'cell', base_column, null, role = 'value',
+        if(role = 'value', {{ cdc_json_text('value') }}, null), ts,
+        if(role = 'value', `cdc$ttl`, null), null, null
+    from value_cells
+    where not is_multi_cell
+
+    union all
+
+    -- cdc$deleted_<c> of a collection: its tombstone, one microsecond before the change
+    select
+        keyspace_name, table_name, partition_id, kind = 'static', if(kind = 'static', X'', position),
+        'collection_tombstone', base_column, null, false, null, ts - 1, null, null, null
+    from value_cells
+    where is_multi_cell and role = 'deleted'
+
+    union all
+
+    -- added elements: map and list entries, set elements, user type fields with a value
+    select
+        keyspace_name, table_name, partition_id, kind = 'static', if(kind = 'static', X'', position),
+        'cell', base_column, element.key, true, element.value, ts, `cdc$ttl`, null, null
+    from value_cells
+    lateral view explode(
+        case
+            when is_multi_cell_user_type then transform(
+                filter(map_entries(from_json(value, 'struct<udt: map<string, string>>').udt), f -> f.value is not null),
+                f -> struct(cast(array_position(udt_field_names, f.key) - 1 as string) as key, f.value as value)
+            )
+            when is_keyed then transform(
+                from_json(value, 'struct<map: array<array<string>>>').map,
+                e -> struct(e[0] as key, e[1] as value)
+            )
+            else transform(
+                from_json(value, 'struct<set: array<string>>').set,
+                e -> struct(e as key, cast(null as string) as value)
+            )
+        end
+    ) added as element
+    where is_multi_cell and role = 'value'
+
+    union all
+
+    -- cdc$deleted_elements_<c>: removed elements
+    select
+        keyspace_name, table_name, partition_id, kind = 'static', if(kind = 'static', X'', position),
+        'cell', base_column, removed_key, false, null, ts, null, null, null
+    from value_cells
+    lateral view explode(from_json(value, 'struct<set: array<string>>').set) removed as removed_key
+    where role = 'deleted_elements'
+
+),
+
+{{ cdc_live_cells('log_facts', 'log_state') }}
+
+select
+    coalesce(mutation_state.keyspace_name, log_state.keyspace_name) as keyspace_name,
+    coalesce(mutation_state.table_name, log_state.table_name) as table_name,
+    coalesce(mutation_state.partition_id, log_state.partition_id) as partition_id,
+    coalesce(mutation_state.column_name, log_state.column_name) as column_name,
+    coalesce(mutation_state.element_key, log_state.element_key) as element_key,
+    mutation_state.value as value_from_mutations,
+    log_state.value as value_from_log,
+    mutation_state.ts as timestamp_from_mutations,
+    log_state.ts as timestamp_from_log,
+    mutation_state.ttl as ttl_from_mutations,
+    log_state.ttl as ttl_from_log
+from mutation_state
+full outer join log_state
+    on
+        mutation_state.keyspace_name = log_state.keyspace_name
+        and mutation_state.table_name = log_state.table_name
+        and mutation_state.partition_id = log_state.partition_id
+        and mutation_state.is_static = log_state.is_static
+        and mutation_state.row_position = log_state.row_position
+        and mutation_state.column_name <=> log_state.column_name
+        and mutation_state.element_key <=> log_state.element_key
+where
+    not (mutation_state.value <=> log_state.value)
+    or not (mutation_state.ts <=> log_state.ts)
+    or not (mutation_state.ttl <=> log_state.ttl)
+    or mutation_state.keyspace_name is null
+    or log_state.keyspace_name is null
