@@ -85,12 +85,13 @@
                 {{ cql_value_from_text(e ~ '[1]', args[1], depth + 1, udts) }})))
     {%- elif t.startswith('tuple<') -%}
         {%- set args = cql_type_arguments(t) -%}
-        named_struct(
+        {#- a null value stays null (not a struct of nulls) -#}
+        if({{ expr }} is null, null, named_struct(
         {%- for a in args %}
             'f{{ loop.index0 }}',
             {{ cql_value_from_text('from_json(' ~ expr ~ ", 'struct<tuple: array<string>>').tuple[" ~ loop.index0 ~ ']', a, depth + 1, udts) }}
             {%- if not loop.last %},{% endif %}
-        {%- endfor %})
+        {%- endfor %}))
     {%- elif t in udts -%}
         {#- {"udt": {"field": value, ...}}; a null value stays null -#}
         if({{ expr }} is null, null, named_struct(
