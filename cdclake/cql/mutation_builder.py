@@ -275,12 +275,33 @@ def _rows_in_clustering_order(partition: _Partition) -> list[_Row]:
 
 
 def _ranges_in_clustering_order(partition: _Partition) -> list[tuple[ClusteringRange, int]]:
+    """The partition's range tombstones as ScyllaDB's ``range_tombstone_list`` holds them
+    (``mutation/range_tombstone_list.cc``): non-overlapping pieces in clustering order, each with
+    the newest covering tombstone, adjacent pieces with the same tombstone merged, empty ranges
+    dropped. CDC logs these pieces."""
     columns = partition.table.clustering
-
-    def start_position(item) -> bytes:
-        bounds = item[0]
-        return clustering_key(columns, bounds.start, bound_name("start", bounds.start_inclusive))
-    return sorted(partition.range_tombstones.values(), key=start_position)
+    points: dict[bytes, tuple[tuple, bool]] = {}       # position -> (prefix, after the prefix)
+    ranges = []
+    for bounds, timestamp in partition.range_tombstones.values():
+        start = clustering_key(columns, bounds.start, bound_name("start", bounds.start_inclusive))
+        end = clustering_key(columns, bounds.end, bound_name("end", bounds.end_inclusive))
+        if start >= end:
+            continue
+        points[start] = (bounds.start, not bounds.start_inclusive)
+        points[end] = (bounds.end, bounds.end_inclusive)
+        ranges.append((start, end, timestamp))
+    pieces: list[list] = []
+    ordered = sorted(points)
+    for low, high in zip(ordered, ordered[1:]):
+        timestamp = max((t for start, end, t in ranges if start <= low and high <= end), default=None)
+        if timestamp is None:
+            continue
+        if pieces and pieces[-1][1] == low and pieces[-1][2] == timestamp:
+            pieces[-1][1] = high
+        else:
+            pieces.append([low, high, timestamp])
+    return [(ClusteringRange(points[low][0], not points[low][1], points[high][0], points[high][1]), timestamp)
+            for low, high, timestamp in pieces]
 
 
 class _AtomFactory:

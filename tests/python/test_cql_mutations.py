@@ -345,3 +345,21 @@ def test_unsupported_constructs_stop_the_script_naming_statement_and_construct(s
         run(statement)
     assert construct in str(caught.value)
     assert str(caught.value).startswith("statement ")
+
+
+def test_overlapping_range_deletes_in_a_batch_are_normalised_like_the_range_tombstone_list():
+    """Non-overlapping pieces, the newest tombstone on each, adjacent same-tombstone pieces merged."""
+    table = "CREATE TABLE ks.t (pk int, ck int, v int, PRIMARY KEY (pk, ck));"
+    result = run(table + "BEGIN BATCH "
+                 f"DELETE FROM ks.t USING TIMESTAMP {NOW + 10} WHERE pk = 0 AND ck >= 0 AND ck <= 5; "
+                 f"DELETE FROM ks.t USING TIMESTAMP {NOW + 20} WHERE pk = 0 AND ck > 2 AND ck < 4; "
+                 f"DELETE FROM ks.t USING TIMESTAMP {NOW + 10} WHERE pk = 0 AND ck > 5 AND ck < 7; "
+                 f"DELETE FROM ks.t USING TIMESTAMP {NOW + 5} WHERE pk = 0 AND ck >= 1 AND ck < 2; "
+                 "APPLY BATCH")
+    pieces = [(a.write_timestamp - NOW, a.range_start, a.range_start_inclusive, a.range_end, a.range_end_inclusive)
+              for a in result.atoms]
+    assert pieces == [
+        (10, '{"ck":0}', True, '{"ck":2}', True),
+        (20, '{"ck":2}', False, '{"ck":4}', False),
+        (10, '{"ck":4}', True, '{"ck":7}', False),
+    ]
