@@ -18,6 +18,16 @@ def model_name(keyspace: str, table: str) -> str:
     return f"{keyspace}__{table}_scylla_cdc_log"
 
 
+def latest_versions(tables: Iterable[BaseTable]) -> list[BaseTable]:
+    """Each table's latest schema version, ordered by keyspace and name."""
+    latest: dict[tuple[str, str], BaseTable] = {}
+    for table in tables:
+        key = (table.keyspace_name, table.table_name)
+        if key not in latest or latest[key].schema_version < table.schema_version:
+            latest[key] = table
+    return [latest[key] for key in sorted(latest)]
+
+
 def model_sql(keyspace: str, table: str) -> str:
     return (
         f"{{{{ config(alias='{table}_scylla_cdc_log', schema='{keyspace}') }}}}\n"
@@ -34,7 +44,7 @@ def write_log_models(
     for old in out_dir.glob("*__*_scylla_cdc_log.sql"):
         old.unlink()
     written = []
-    for table in sorted(tables, key=lambda t: (t.keyspace_name, t.table_name)):
+    for table in latest_versions(tables):
         if not table.cdc_enabled:
             continue
         path = out_dir / f"{model_name(table.keyspace_name, table.table_name)}.sql"

@@ -50,6 +50,7 @@ class Atom:
     range_end: Optional[str] = None
     range_end_inclusive: Optional[bool] = None
     element_key: Optional[str] = None      # element cells of non-frozen collections/UDTs: the JSON key
+    schema_version: Optional[int] = None   # the table's schema version the write used (None: the latest)
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -78,5 +79,6 @@ ATOM_SPARK_SCHEMA = ", ".join(
         ("range_end", "string"),
         ("range_end_inclusive", "boolean"),
         ("element_key", "string"),
+        ("schema_version", "bigint"),
     ]
 )

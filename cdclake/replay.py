@@ -147,9 +147,12 @@ def replay_records(
     result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=succeeded)
     if not succeeded:
         return result
+    latest = {(t.keyspace_name, t.table_name): t.schema_version
+              for t in log_models.latest_versions(script_result.tables)}
     columns_by_table: dict[tuple[str, str], list[dict]] = {}
     for c in script_result.columns:
-        columns_by_table.setdefault((c.keyspace_name, c.table_name), []).append(c.as_row())
+        if c.schema_version == latest.get((c.keyspace_name, c.table_name)):
+            columns_by_table.setdefault((c.keyspace_name, c.table_name), []).append(c.as_row())
     for table in log_tables:
         keyspace, name = table.split(".", 1)
         base = name[: -len("_scylla_cdc_log")]

@@ -21,6 +21,7 @@ class BaseTable:
     cdc_ttl_seconds: int = 86400       # 0 = log rows never expire
     default_time_to_live: int = 0      # seconds, 0 = none
     cdc_log_created_ms: Optional[int] = None   # when the log table was created (CDC first enabled)
+    schema_version: int = 0            # increases with every change of the table (ALTER TABLE, ...)
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -35,6 +36,7 @@ class BaseColumn:
     position: int                      # 0-based position within its kind; static/regular: ScyllaDB's column-id order (by name)
     cql_type: str                      # normalised CQL type text, e.g. 'int', 'map<int, text>', 'frozen<list<int>>'
     clustering_order: str = "none"     # 'asc' | 'desc' for clustering columns, else 'none'
+    schema_version: int = 0            # the table's schema version this column belongs to
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -63,11 +65,11 @@ BASE_TYPE_COLUMNS = [f.name for f in fields(BaseTypeField)]
 BASE_TABLES_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, cdc_enabled boolean, cdc_preimage string, "
     "cdc_postimage boolean, cdc_delta string, cdc_ttl_seconds bigint, default_time_to_live int, "
-    "cdc_log_created_ms bigint"
+    "cdc_log_created_ms bigint, schema_version bigint"
 )
 BASE_COLUMNS_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, column_name string, kind string, position int, "
-    "cql_type string, clustering_order string"
+    "cql_type string, clustering_order string, schema_version bigint"
 )
 BASE_TYPES_SPARK_SCHEMA = (
     "keyspace_name string, type_name string, field_position int, field_name string, field_type string"

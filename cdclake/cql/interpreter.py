@@ -78,11 +78,7 @@ def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0)
             raise CqlUnsupportedError(f"{label}: {error}") from None
         result.atoms.extend(atoms)
         result.statements_run += 1
-    result.tables = [
-        replace(table, cdc_log_created_ms=runner.log_created_ms.get((table.keyspace_name, table.table_name)))
-        for table in runner.catalog.base_tables()
-    ]
-    result.columns = runner.catalog.base_columns()
+    result.tables, result.columns = runner.schema_records()
     result.types = runner.catalog.base_types()
     return result
 
@@ -94,6 +90,8 @@ class _ScriptRunner:
         self.last_write_id = 0
         self.log_created_ms: dict[tuple[str, str], int] = {}
         self.state = TableState()
+        # (keyspace, table) -> [(version, BaseTable, [BaseColumn])], one entry per schema change
+        self.schema_versions: dict[tuple[str, str], list[tuple[int, BaseTable, list[BaseColumn]]]] = {}
 
     def keyspace_of(self, name: ast.QualifiedName) -> str:
         keyspace = name.keyspace or self.current_keyspace
@@ -116,12 +114,40 @@ class _ScriptRunner:
             else:
                 self.plan_write(statement, builder, client_now)
             self.last_write_id += 1
-            atoms = builder.atoms(self.last_write_id, coordinator_now)
+            atoms = [replace(atom, schema_version=self.schema_version(atom.keyspace_name, atom.table_name))
+                     for atom in builder.atoms(self.last_write_id, coordinator_now)]
             self.state.record(atoms)
             return atoms
         self.execute_other(statement)
         self.note_log_tables(coordinator_now)
+        self.note_schema_versions()
         return []
+
+    def note_schema_versions(self) -> None:
+        """Give each table whose schema records changed (CREATE, ALTER, ALTER TYPE ...) a new
+        version; writes carry the version they were applied with."""
+        columns: dict[tuple[str, str], list[BaseColumn]] = {}
+        for column in self.catalog.base_columns():
+            columns.setdefault((column.keyspace_name, column.table_name), []).append(column)
+        for table in self.catalog.base_tables():
+            key = (table.keyspace_name, table.table_name)
+            versions = self.schema_versions.setdefault(key, [])
+            if not versions or (versions[-1][1], versions[-1][2]) != (table, columns[key]):
+                versions.append((len(versions), table, columns[key]))
+
+    def schema_version(self, keyspace: str, table: str) -> int:
+        return self.schema_versions[(keyspace, table)][-1][0]
+
+    def schema_records(self) -> tuple[list[BaseTable], list[BaseColumn]]:
+        """Every schema version of the tables that exist at the end of the script."""
+        tables, columns = [], []
+        for table in self.catalog.base_tables():
+            key = (table.keyspace_name, table.table_name)
+            created_ms = self.log_created_ms.get(key)
+            for version, record, version_columns in self.schema_versions[key]:
+                tables.append(replace(record, cdc_log_created_ms=created_ms, schema_version=version))
+                columns += [replace(column, schema_version=version) for column in version_columns]
+        return tables, columns
 
     def note_log_tables(self, coordinator_now: int) -> None:
         """Remember when each CDC log table was created: when CDC was first enabled on its base

@@ -4,7 +4,12 @@
     {%- set query -%}
         select column_name, kind, cql_type
         from {{ ref('stg_cdc_input__base_columns') }}
-        where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+        where
+            keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+            and schema_version = (
+                select max(schema_version) from {{ ref('stg_cdc_input__base_columns') }}
+                where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+            )
         order by
             case kind when 'partition_key' then 0 when 'clustering' then 1 when 'static' then 2 else 3 end,
             position

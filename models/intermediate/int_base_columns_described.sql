@@ -6,7 +6,11 @@ with
 
 base_columns as (
 
-    select * from {{ ref('stg_cdc_input__base_columns') }}
+    select
+        *,
+        schema_version = max(schema_version) over (partition by keyspace_name, table_name)
+            as is_latest_version
+    from {{ ref('stg_cdc_input__base_columns') }}
 
 ),
 
@@ -75,6 +79,8 @@ select
     position,
     cql_type,
     clustering_order,
+    schema_version,
+    is_latest_version,
     element_types.key_type is not null or udt_field_names is not null as is_multi_cell,
     udt_field_names is not null as is_multi_cell_user_type,
     if(udt_field_names is not null, 'smallint', element_types.key_type) as element_key_type,

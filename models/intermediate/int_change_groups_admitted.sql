@@ -7,6 +7,7 @@ with
 keyed_atoms as (
 
     select * from {{ ref('int_mutation_atoms_keyed') }}
+    where cdc_enabled
 
 ),
 

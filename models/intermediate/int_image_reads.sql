@@ -10,10 +10,15 @@
     written in the write's first clustered row, a quirk ScyllaDB has, §9.6). -#}
 with
 
-image_tables as (
+table_versions as (
 
-    select * from {{ ref('int_base_tables_described') }}
-    where cdc_enabled and (cdc_preimage != 'false' or cdc_postimage)
+    select
+        *,
+        cdc_enabled and (cdc_preimage != 'false' or cdc_postimage) as has_images,
+        max(cdc_enabled and (cdc_preimage != 'false' or cdc_postimage)) over (
+            partition by keyspace_name, table_name
+        ) as ever_has_images
+    from {{ ref('int_base_tables_described') }}
 
 ),
 
@@ -26,25 +31,29 @@ accepted_writes as (
 
 atoms as (
 
-    -- a range tombstone appears once (its start-bound piece carries both bounds)
+    -- every accepted write to a table that has images in some schema version (earlier writes
+    -- make the state, CDC-enabled or not); a range tombstone appears once (its start-bound
+    -- piece carries both bounds)
     select
         keyed.*,
-        image_tables.has_clustering_key,
-        image_tables.cdc_preimage,
-        image_tables.cdc_postimage,
+        table_versions.has_images,
+        table_versions.has_clustering_key,
+        table_versions.cdc_preimage,
+        table_versions.cdc_postimage,
         keyed.piece_kind = 'static_upsert' as is_static,
         case
-            when keyed.piece_kind = 'static_upsert' or not image_tables.has_clustering_key then X''
+            when keyed.piece_kind = 'static_upsert' or not table_versions.has_clustering_key then X''
             else keyed.clustering_position
         end as row_position
     from {{ ref('int_mutation_atoms_keyed') }} as keyed
     inner join accepted_writes
         on keyed.write_id = accepted_writes.write_id
-    inner join image_tables
+    inner join table_versions
         on
-            keyed.keyspace_name = image_tables.keyspace_name
-            and keyed.table_name = image_tables.table_name
-    where keyed.bound_side is null or keyed.bound_side = 'start'
+            keyed.keyspace_name = table_versions.keyspace_name
+            and keyed.table_name = table_versions.table_name
+            and keyed.schema_version = table_versions.schema_version
+    where table_versions.ever_has_images and (keyed.bound_side is null or keyed.bound_side = 'start')
 
 ),
 
@@ -57,8 +66,11 @@ rows_read as (
         max(if(piece_kind in ('clustered_upsert', 'row_tombstone'), bound_prefix, null)) as clustering_prefix
     from atoms
     where
-        piece_kind in ('static_upsert', 'clustered_upsert', 'row_tombstone')
-        or (piece_kind = 'partition_tombstone' and not has_clustering_key)
+        has_images
+        and (
+            piece_kind in ('static_upsert', 'clustered_upsert', 'row_tombstone')
+            or (piece_kind = 'partition_tombstone' and not has_clustering_key)
+        )
     group by write_id, coordinator_now_us, keyspace_name, table_name, partition_key, is_static, row_position
 
 ),
@@ -76,6 +88,7 @@ write_shape as (
         ) as reads_all_regular_columns,
         min(if(piece_kind in ('clustered_upsert', 'row_tombstone'), row_position, null)) as first_row_position
     from atoms
+    where has_images
     group by write_id, keyspace_name, table_name, partition_key
 
 ),

@@ -16,6 +16,7 @@ keyed_atoms as (
     from {{ ref('int_mutation_atoms_keyed') }} as keyed_atoms
     inner join accepted_writes
         on keyed_atoms.write_id = accepted_writes.write_id
+    where keyed_atoms.cdc_enabled
 
 ),
 
@@ -120,5 +121,6 @@ select
     piece_kind,
     clustering_position,
     range_end_position,
+    schema_version,
     is_split
 from numbered

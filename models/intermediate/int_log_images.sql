@@ -16,8 +16,24 @@ image_tables as (
 
 base_columns as (
 
+    -- the static and regular columns of each schema version
     select * from {{ ref('int_base_columns_described') }}
     where kind in ('static', 'regular')
+
+),
+
+column_types as (
+
+    -- each column's type in the newest schema version that has it
+    select * from (
+        select
+            *,
+            row_number() over (
+                partition by keyspace_name, table_name, column_name order by schema_version desc
+            ) as newest_first
+        from base_columns
+    ) as versions
+    where newest_first = 1
 
 ),
 
@@ -53,6 +69,7 @@ changes as (
         on
             changes.keyspace_name = image_tables.keyspace_name
             and changes.table_name = image_tables.table_name
+            and changes.schema_version = image_tables.schema_version
     where changes.piece_kind != 'range_tombstone' or changes.operation in (5, 6)
 
 ),
@@ -112,7 +129,7 @@ affected as (
     -- the rows each group writes or deletes, with the columns it affects (all for a delete)
     select
         write_id, keyspace_name, table_name, partition_key, change_ts, group_no,
-        cdc_preimage, cdc_postimage, is_static, row_position,
+        schema_version, cdc_preimage, cdc_postimage, is_static, row_position,
         max(if(piece_kind in ('clustered_upsert', 'row_tombstone'), clustering_prefix, null))
             as clustering_prefix,
         max(piece_kind in ('static_upsert', 'clustered_upsert')) as is_upserted,
@@ -124,7 +141,7 @@ affected as (
         or (piece_kind = 'partition_tombstone' and row_position = X'')
     group by
         write_id, keyspace_name, table_name, partition_key, change_ts, group_no,
-        cdc_preimage, cdc_postimage, is_static, row_position
+        schema_version, cdc_preimage, cdc_postimage, is_static, row_position
 
 ),
 
@@ -251,7 +268,7 @@ column_states as (
         -- emptied by element removals, it stays an empty collection (§9.7)
         coalesce(max(last_cells.last_removal) > min(last_cells.first_addition), false) as is_emptied
     from last_cells
-    inner join base_columns
+    inner join column_types as base_columns
         on
             last_cells.keyspace_name = base_columns.keyspace_name
             and last_cells.table_name = base_columns.table_name
@@ -284,7 +301,7 @@ touched_user_types as (
         column_touches.*,
         {{ cdc_user_type_json('base_columns.udt_field_names', 'map()') }} as value
     from column_touches
-    inner join base_columns
+    inner join column_types as base_columns
         on
             column_touches.keyspace_name = base_columns.keyspace_name
             and column_touches.table_name = base_columns.table_name
@@ -391,6 +408,7 @@ image_columns as (
         on
             emitted.keyspace_name = base_columns.keyspace_name
             and emitted.table_name = base_columns.table_name
+            and emitted.schema_version = base_columns.schema_version
             and (base_columns.kind = 'static') = emitted.is_static
     where
         emitted.image_kind = 'post'

@@ -12,17 +12,20 @@ writes as (
 
 atoms as (
 
+    -- every valid write: those to tables without CDC (at the write's schema version) are not
+    -- logged, but pre-images read the state they leave
     select atoms.*
     from {{ ref('int_mutation_atoms_validated') }} as atoms
     inner join writes
         on atoms.write_id = writes.write_id
-    where atoms.cdc_enabled
 
 ),
 
 base_tables as (
 
+    -- key columns never change across schema versions
     select * from {{ ref('int_base_tables_described') }}
+    where is_latest_version
 
 ),
 
@@ -71,6 +74,8 @@ keyed as (
         pieces.coordinator_now_us,
         pieces.write_timestamp,
         pieces.ttl_seconds,
+        pieces.schema_version,
+        pieces.cdc_enabled,
         pieces.keyspace_name,
         pieces.table_name,
         pieces.partition_key,

@@ -25,6 +25,7 @@ joined as (
     select
         atoms.*,
         base_tables.table_name is not null as is_known_table,
+        base_tables.schema_version as table_schema_version,
         base_tables.cdc_enabled,
         base_tables.has_clustering_key,
         base_tables.clustering_key_names,
@@ -45,14 +46,20 @@ joined as (
         or (atoms.atom_kind in ('cell', 'collection_tombstone') and base_columns.kind = 'regular')
             as is_row_atom
     from atoms
+    -- the table as the write saw it: its schema version (the latest when the atom names none)
     left join base_tables
         on
             atoms.keyspace_name = base_tables.keyspace_name
             and atoms.table_name = base_tables.table_name
+            and (
+                atoms.schema_version = base_tables.schema_version
+                or (atoms.schema_version is null and base_tables.is_latest_version)
+            )
     left join base_columns
         on
             atoms.keyspace_name = base_columns.keyspace_name
             and atoms.table_name = base_columns.table_name
+            and base_tables.schema_version = base_columns.schema_version
             and atoms.column_name = base_columns.column_name
 
 ),
@@ -98,6 +105,11 @@ checked as (
         case
             when write_id is null then 'write_id: missing'
             when coordinator_now_us is null then 'coordinator_now_us: missing'
+            when not is_known_table and schema_version is not null
+                then concat(
+                    'schema_version: table ', keyspace_name, '.', table_name, ' has no schema version ',
+                    schema_version
+                )
             when not is_known_table
                 then concat('table_name: unknown table ', keyspace_name, '.', table_name)
             when atom_kind is null
@@ -191,6 +203,7 @@ select
     range_end_inclusive,
     element_key,
     element_key_type,
+    table_schema_version as schema_version,
     cdc_enabled,
     problem
 from checked

@@ -11,7 +11,9 @@ atoms as (
 
 base_tables as (
 
+    -- key columns never change across schema versions
     select * from {{ ref('int_base_tables_described') }}
+    where is_latest_version
 
 ),
 

@@ -66,14 +66,17 @@ logged_values as (
         base_columns.udt_field_names,
         cdc_value_sort_key(changes.element_key, base_columns.element_key_type) as element_position
     from changes
+    -- the table as the write saw it (its schema version)
     inner join base_tables
         on
             changes.keyspace_name = base_tables.keyspace_name
             and changes.table_name = base_tables.table_name
+            and changes.schema_version = base_tables.schema_version
     left join base_columns
         on
             changes.keyspace_name = base_columns.keyspace_name
             and changes.table_name = base_columns.table_name
+            and changes.schema_version = base_columns.schema_version
             and changes.column_name = base_columns.column_name
     where
         changes.atom_kind in ('cell', 'collection_tombstone')

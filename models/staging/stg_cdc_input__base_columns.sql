@@ -16,7 +16,8 @@ renamed as (
         lower(cast(kind as string)) as kind,
         cast(position as int) as position,
         lower(cast(cql_type as string)) as cql_type,
-        lower(coalesce(cast(clustering_order as string), 'none')) as clustering_order
+        lower(coalesce(cast(clustering_order as string), 'none')) as clustering_order,
+        coalesce(cast(schema_version as bigint), 0) as schema_version
     from source
 
 )

@@ -26,7 +26,8 @@ renamed as (
         cast(range_start_inclusive as boolean) as range_start_inclusive,
         nullif(cast(range_end as string), '') as range_end,
         cast(range_end_inclusive as boolean) as range_end_inclusive,
-        nullif(cast(element_key as string), '') as element_key
+        nullif(cast(element_key as string), '') as element_key,
+        cast(schema_version as bigint) as schema_version
     from source
 
 )

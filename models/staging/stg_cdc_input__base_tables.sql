@@ -18,7 +18,8 @@ renamed as (
         lower(coalesce(cast(cdc_delta as string), 'full')) as cdc_delta,
         coalesce(cast(cdc_ttl_seconds as bigint), 86400) as cdc_ttl_seconds,
         coalesce(cast(default_time_to_live as int), 0) as default_time_to_live,
-        cast(cdc_log_created_ms as bigint) as cdc_log_created_ms
+        cast(cdc_log_created_ms as bigint) as cdc_log_created_ms,
+        coalesce(cast(schema_version as bigint), 0) as schema_version
     from source
 
 )

@@ -16,8 +16,9 @@ generations as (
 
 log_tables as (
 
-    select * from {{ ref('stg_cdc_input__base_tables') }}
-    where cdc_enabled
+    -- the log tables as they are now (each table's latest schema version)
+    select * from {{ ref('int_base_tables_described') }}
+    where cdc_enabled and is_latest_version
 
 ),
 

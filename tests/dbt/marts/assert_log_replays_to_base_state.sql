@@ -7,14 +7,30 @@ with
 
 replayable_tables as (
 
-    select * from {{ ref('int_base_tables_described') }}
-    where cdc_enabled and cdc_delta = 'full'
+    -- tables whose log carries values in every schema version that logs
+    select tables.*
+    from {{ ref('int_base_tables_described') }} as tables
+    left anti join (
+        select keyspace_name, table_name from {{ ref('int_base_tables_described') }}
+        where cdc_enabled and cdc_delta = 'keys'
+    ) as keys_only
+        on tables.keyspace_name = keys_only.keyspace_name and tables.table_name = keys_only.table_name
+    where tables.is_latest_version
 
 ),
 
 base_columns as (
 
-    select * from {{ ref('int_base_columns_described') }}
+    -- each column as its newest schema version has it
+    select * from (
+        select
+            *,
+            row_number() over (
+                partition by keyspace_name, table_name, column_name order by schema_version desc
+            ) as newest_first
+        from {{ ref('int_base_columns_described') }}
+    ) as versions
+    where newest_first = 1
 
 ),
 
@@ -46,7 +62,7 @@ mutation_facts as (
         atoms.range_end_position as end_position
     from {{ ref('int_mutation_atoms_keyed') }} as atoms
     inner join accepted_writes
-        on atoms.write_id = accepted_writes.write_id
+        on atoms.write_id = accepted_writes.write_id and atoms.cdc_enabled
     inner join replayable_tables
         on
             atoms.keyspace_name = replayable_tables.keyspace_name
