@@ -54,6 +54,18 @@ class ScriptResult:
     errors: list[StatementError] = field(default_factory=list)
     statements_run: int = 0        # statements executed without error
 
+    def final_tables(self) -> list[BaseTable]:
+        """The schema at the end of the script: each table's latest version."""
+        latest = {}
+        for table in self.tables:
+            latest[(table.keyspace_name, table.table_name)] = max(
+                table, latest.get((table.keyspace_name, table.table_name), table), key=lambda t: t.schema_version)
+        return list(latest.values())
+
+    def final_columns(self) -> list[BaseColumn]:
+        versions = {(t.keyspace_name, t.table_name): t.schema_version for t in self.final_tables()}
+        return [c for c in self.columns if versions.get((c.keyspace_name, c.table_name)) == c.schema_version]
+
 
 def _statement_label(index: int, line: int, text: str) -> str:
     flat = " ".join(text.split())

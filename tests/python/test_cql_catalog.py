@@ -26,7 +26,7 @@ def only_error(cql: str):
 def table_record(cql: str, name: str = "t") -> BaseTable:
     result = run(cql)
     assert not result.errors, result.errors
-    return next(table for table in result.tables if table.table_name == name)
+    return next(table for table in result.final_tables() if table.table_name == name)
 
 
 # ------------------------------------------------------------------------------- columns
@@ -39,7 +39,7 @@ def test_base_columns_kinds_positions_types_and_orders():
                  "fu frozen<ut>, l list<frozen<ut>>, PRIMARY KEY ((pk1, pk2), ck1, ck2)) "
                  "WITH CLUSTERING ORDER BY (ck1 DESC, ck2 ASC)")
     assert not result.errors
-    rows = [(c.column_name, c.kind, c.position, c.cql_type, c.clustering_order) for c in result.columns]
+    rows = [(c.column_name, c.kind, c.position, c.cql_type, c.clustering_order) for c in result.final_columns()]
     assert rows == [
         ("pk1", "partition_key", 0, "int", "none"),
         ("pk2", "partition_key", 1, "text", "none"),
@@ -54,14 +54,14 @@ def test_base_columns_kinds_positions_types_and_orders():
         ("tu", "regular", 4, "frozen<tuple<int, text>>", "none"),
         ("zeta", "regular", 5, "int", "none"),
     ]
-    assert all(isinstance(c, BaseColumn) and (c.keyspace_name, c.table_name) == ("ks", "t") for c in result.columns)
+    assert all(isinstance(c, BaseColumn) and (c.keyspace_name, c.table_name) == ("ks", "t") for c in result.final_columns())
 
 
 def test_collections_and_user_types_of_the_schema_case():
     result = run("CREATE TYPE ks.ut (a int, b int, c int);"
                  "CREATE TABLE ks.t (pk int, ck int, vm map<int, text>, vs set<int>, vl list<int>, vu ut, "
                  "PRIMARY KEY (pk, ck)) WITH cdc = {'enabled': true}")
-    types = {c.column_name: c.cql_type for c in result.columns}
+    types = {c.column_name: c.cql_type for c in result.final_columns()}
     assert types == {"pk": "int", "ck": "int", "vm": "map<int, text>", "vs": "set<int>", "vl": "list<int>", "vu": "ut"}
 
 
@@ -113,14 +113,17 @@ def test_alter_table_with_cdc_replaces_the_whole_map():
     result = run("CREATE TABLE ks.t (pk int PRIMARY KEY, v int) "
                  "WITH cdc = {'enabled': true, 'preimage': true, 'postimage': true, 'ttl': 100};"
                  "ALTER TABLE ks.t WITH cdc = {'enabled': true, 'delta': 'keys'}")
-    assert result.tables == [BaseTable("ks", "t", cdc_enabled=True, cdc_delta="keys", cdc_log_created_ms=LOG_CREATED_MS)]
+    assert result.final_tables() == [BaseTable("ks", "t", cdc_enabled=True, cdc_delta="keys",
+                                               cdc_log_created_ms=LOG_CREATED_MS, schema_version=1)]
     result = run("CREATE TABLE ks.t (pk int PRIMARY KEY, v int) WITH cdc = {'enabled': true, 'preimage': 'full'};"
                  "ALTER TABLE ks.t WITH cdc = {'enabled': false};"
                  "ALTER TABLE ks.t WITH default_time_to_live = 30")
     # disabling CDC detaches the log table but keeps it (and its creation time)
-    assert result.tables == [
-        BaseTable("ks", "t", cdc_enabled=False, default_time_to_live=30, cdc_log_created_ms=LOG_CREATED_MS)
+    assert result.final_tables() == [
+        BaseTable("ks", "t", cdc_enabled=False, default_time_to_live=30, cdc_log_created_ms=LOG_CREATED_MS,
+                  schema_version=2)
     ]
+    assert [t.schema_version for t in result.tables] == [0, 1, 2]
 
 
 def test_counter_tables_cannot_have_cdc():
@@ -131,7 +134,7 @@ def test_counter_tables_cannot_have_cdc():
         (1, "Cannot create CDC log for table ks.tb1. Counter support not implemented", INVALID_QUERY),
         (3, "Cannot create CDC log for table ks.tb2. Counter support not implemented", INVALID_QUERY),
     ]
-    assert result.tables == [BaseTable("ks", "tb2", cdc_enabled=False)]
+    assert result.final_tables() == [BaseTable("ks", "tb2", cdc_enabled=False)]
 
 
 def test_log_table_name_clashes():
@@ -147,7 +150,7 @@ def test_log_table_name_clashes():
     result = run("CREATE TABLE ks.t (pk int PRIMARY KEY) WITH cdc = {'enabled': true};"
                  "DROP TABLE ks.t;"
                  "CREATE TABLE ks.t_scylla_cdc_log (pk int PRIMARY KEY)")
-    assert not result.errors and [t.table_name for t in result.tables] == ["t_scylla_cdc_log"]
+    assert not result.errors and [t.table_name for t in result.final_tables()] == ["t_scylla_cdc_log"]
 
 
 def test_nested_cdc_logs_are_refused():
@@ -220,14 +223,14 @@ def test_if_not_exists_and_if_exists_are_silent():
                  "DROP TABLE IF EXISTS ks.nope; DROP TYPE IF EXISTS ks.nope; DROP KEYSPACE IF EXISTS nope;"
                  "CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy'}")
     assert not result.errors
-    assert [(c.column_name, c.cql_type) for c in result.columns] == [("pk", "int"), ("v", "int")]
+    assert [(c.column_name, c.cql_type) for c in result.final_columns()] == [("pk", "int"), ("v", "int")]
 
 
 def test_alter_table_add_drop_rename_and_use():
     result = run("USE ks; CREATE TABLE t (pk int, ck int, v int, PRIMARY KEY (pk, ck));"
                  "ALTER TABLE t ADD (b text, a int static); ALTER TABLE t DROP v; ALTER TABLE t RENAME ck TO c")
     assert not result.errors
-    assert [(c.column_name, c.kind, c.position) for c in result.columns] == [
+    assert [(c.column_name, c.kind, c.position) for c in result.final_columns()] == [
         ("pk", "partition_key", 0), ("c", "clustering", 0), ("a", "static", 0), ("b", "regular", 0)]
 
 
@@ -242,4 +245,4 @@ def test_alter_type_add_reaches_the_tables_using_it():
 
 def test_drop_keyspace_drops_its_tables():
     result = run("CREATE TABLE ks.t (pk int PRIMARY KEY); DROP KEYSPACE ks")
-    assert not result.errors and result.tables == [] and result.columns == []
+    assert not result.errors and result.final_tables() == [] and result.final_columns() == []

@@ -33,7 +33,8 @@ def atoms(cql: str) -> list[dict]:
     shown = []
     for atom in result.atoms:
         row = {k: v for k, v in atom.as_row().items() if v is not None and k not in (
-            "write_id", "coordinator_now_us", "keyspace_name", "table_name", "partition_key", "clustering_key")}
+            "write_id", "coordinator_now_us", "keyspace_name", "table_name", "partition_key", "clustering_key",
+            "schema_version")}
         row["write_timestamp"] -= NOW
         shown.append(row)
     return shown

@@ -55,8 +55,8 @@ def test_a_syntax_error_anywhere_runs_nothing():
 
 def test_schema_records_reflect_the_final_catalog():
     result = run("ALTER TABLE ks.t WITH cdc = {'enabled': true} AND default_time_to_live = 9")
-    assert [(t.table_name, t.cdc_enabled, t.default_time_to_live) for t in result.tables] == [("t", True, 9)]
-    assert [c.column_name for c in result.columns] == ["pk", "ck", "v", "w"]
+    assert [(t.table_name, t.cdc_enabled, t.default_time_to_live) for t in result.final_tables()] == [("t", True, 9)]
+    assert [c.column_name for c in result.final_columns()] == ["pk", "ck", "v", "w"]
 
 
 # -------------------------------------------------------------------------- batches

@@ -35,12 +35,12 @@ def test_writes_scylla_refuses_carry_its_exact_error(built):
     assert future.error_class == past.error_class == "InvalidRequest"
     assert future.error_text.startswith(
         'cdc: attempted to get a stream "from the future" (2023/11/15 23:13:20; '
-        "current server time: 2023/11/14 22:13:47). With CDC you cannot send writes"
+        "current server time: 2023/11/14 22:13:48). With CDC you cannot send writes"
     )
     assert "make sure your clocks are well-synchronized  with the database's clocks." in future.error_text
     assert past.error_text.startswith(
         'cdc: attempted to get a stream "from the past" (2023/11/14 19:26:40; '
-        "current server time: 2023/11/14 22:13:48)."
+        "current server time: 2023/11/14 22:13:49)."
     )
 
 

@@ -59,8 +59,9 @@ def test_admission_vectors(spark, admission_sql, math_vectors, rule, expected_ke
         inputs, expected = vector["inputs"], vector["expected"][expected_key]
         assert inputs["leeway_us"] == 5_000_000
         spark.createDataFrame(
-            [(1, "ks", "t", "{}", inputs["write_ts_us"])],
-            "write_id bigint, keyspace_name string, table_name string, partition_key string, change_ts bigint",
+            [(1, "ks", "t", "{}", inputs["write_ts_us"], True)],
+            "write_id bigint, keyspace_name string, table_name string, partition_key string, change_ts bigint, "
+            "cdc_enabled boolean",
         ).createOrReplaceTempView("vector_keyed_atoms")
         spark.createDataFrame([(1, inputs["now_us"])], "write_id bigint, coordinator_now_us bigint") \
             .createOrReplaceTempView("vector_writes")
@@ -86,7 +87,7 @@ def test_admission_vectors(spark, admission_sql, math_vectors, rule, expected_ke
 def test_v1_rewrite_selection_vectors(spark, math_vectors):
     sql = point_inputs(compiled_sql(spark, REWRITE_MODEL, "{}"), {
         "stg_cdc_input__generations": "vector_v1_generations",
-        "stg_cdc_input__base_tables": "vector_log_tables",
+        "int_base_tables_described": "vector_log_tables",
         "stg_cdc_input__base_mutations": "vector_clock",
     })
     vectors = vectors_of(math_vectors, "v1_rewrite_selection")
@@ -96,8 +97,8 @@ def test_v1_rewrite_selection_vectors(spark, math_vectors):
         spark.createDataFrame([(ts,) for ts in inputs["v1_generation_ts_ms"]], "generation_ts_ms bigint") \
             .createOrReplaceTempView("vector_v1_generations")
         spark.createDataFrame(
-            [(True, t["ttl_s"], t["creation_ms"]) for t in inputs["cdc_log_tables"]],
-            "cdc_enabled boolean, cdc_ttl_seconds bigint, cdc_log_created_ms bigint",
+            [(True, True, t["ttl_s"], t["creation_ms"]) for t in inputs["cdc_log_tables"]],
+            "cdc_enabled boolean, is_latest_version boolean, cdc_ttl_seconds bigint, cdc_log_created_ms bigint",
         ).createOrReplaceTempView("vector_log_tables")
         spark.createDataFrame([(inputs["now_ms"] * 1000,)], "coordinator_now_us bigint") \
             .createOrReplaceTempView("vector_clock")
