@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from cdclake.schema_records import BaseTable
+from cdclake.schema_records import BaseTable, latest_versions
 
 LOG_MODELS_SUBDIR = Path("models") / "marts" / "scylla_cdc_logs"
 MODELS_YML = "_scylla_cdc_logs__models.yml"
@@ -16,16 +16,6 @@ MODELS_YML = "_scylla_cdc_logs__models.yml"
 
 def model_name(keyspace: str, table: str) -> str:
     return f"{keyspace}__{table}_scylla_cdc_log"
-
-
-def latest_versions(tables: Iterable[BaseTable]) -> list[BaseTable]:
-    """Each table's latest schema version, ordered by keyspace and name."""
-    latest: dict[tuple[str, str], BaseTable] = {}
-    for table in tables:
-        key = (table.keyspace_name, table.table_name)
-        if key not in latest or latest[key].schema_version < table.schema_version:
-            latest[key] = table
-    return [latest[key] for key in sorted(latest)]
 
 
 def model_sql(keyspace: str, table: str) -> str:

@@ -148,7 +148,7 @@ def replay_records(
     if not succeeded:
         return result
     latest = {(t.keyspace_name, t.table_name): t.schema_version
-              for t in log_models.latest_versions(script_result.tables)}
+              for t in script_result.final_tables()}
     columns_by_table: dict[tuple[str, str], list[dict]] = {}
     for c in script_result.columns:
         if c.schema_version == latest.get((c.keyspace_name, c.table_name)):

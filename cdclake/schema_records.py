@@ -7,7 +7,7 @@ normalised ``cdc`` options (``scylla-log.md`` §1). The CQL front door produces 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Optional
+from typing import Iterable, Optional
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,16 @@ class BaseTypeField:
 
     def as_row(self) -> dict:
         return asdict(self)
+
+
+def latest_versions(tables: Iterable[BaseTable]) -> list[BaseTable]:
+    """Each table's latest schema version, ordered by keyspace and name."""
+    latest: dict[tuple[str, str], BaseTable] = {}
+    for table in tables:
+        key = (table.keyspace_name, table.table_name)
+        if key not in latest or latest[key].schema_version < table.schema_version:
+            latest[key] = table
+    return [latest[key] for key in sorted(latest)]
 
 
 BASE_TABLE_COLUMNS = [f.name for f in fields(BaseTable)]

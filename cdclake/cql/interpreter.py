@@ -24,7 +24,7 @@ from cdclake.cql.mutations import plan_delete, plan_insert, plan_update, using_t
 from cdclake.cql.parser import parse_script
 from cdclake.mutations import Atom
 from cdclake.cql.table_state import TableState
-from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField
+from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,7 @@ class ScriptResult:
 
     def final_tables(self) -> list[BaseTable]:
         """The schema at the end of the script: each table's latest version."""
-        latest = {}
-        for table in self.tables:
-            latest[(table.keyspace_name, table.table_name)] = max(
-                table, latest.get((table.keyspace_name, table.table_name), table), key=lambda t: t.schema_version)
-        return list(latest.values())
+        return latest_versions(self.tables)
 
     def final_columns(self) -> list[BaseColumn]:
         versions = {(t.keyspace_name, t.table_name): t.schema_version for t in self.final_tables()}

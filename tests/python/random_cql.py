@@ -122,8 +122,6 @@ def random_statements(draw, table: RandomTable, now_us: int) -> list[str]:
             parts.append(f"TTL {draw(st.sampled_from([0, 60, 3600]))}")
         return (" USING " + " AND ".join(parts)) if parts else ""
 
-    columns = table.static + table.regular
-
     def write() -> str:
         kind = draw(st.sampled_from(["insert", "update", "update", "delete_cells", "delete_row",
                                      "delete_range", "delete_partition"]))
