@@ -1,6 +1,6 @@
 """The 51 documentation cases of ../shared/acceptance/cases_docs.json, through `cdclake replay`.
 
-All cases share ONE replay: each gets its own keyspace (`ks` -> `ks_<n>`), its statements get
+All cases share ONE replay (conftest's `shared_replay`): each gets its own keyspace (`ks` -> `ks_<n>`), its statements get
 consecutive client-clock timestamps, and the expected `cdc$time` expressions (`t1`, `T+1`, ...)
 are evaluated from those timestamps.
 """
@@ -89,14 +89,8 @@ def matches(expected, actual, symbols) -> bool:
 
 
 @pytest.fixture(scope="module")
-def replayed(spark, test_workspace):
-    from cdclake.replay import replay
-
-    script, plans = build_script(CASES)
-    (test_workspace / "acceptance.cql").write_text(script)
-    result = replay(script, now_us=NOW_US, step_us=STEP_US, workspace=test_workspace / "replay")
-    assert result.dbt_succeeded, "dbt build failed in the acceptance replay"
-    return result, {p.case["id"]: p for p in plans}
+def replayed(shared_replay):
+    return shared_replay
 
 
 def test_corpus_is_complete():

@@ -129,7 +129,8 @@ def test_the_stream_invariants_catch_a_corrupted_generation(built):
     "case when column_name = 'cdc$deleted_elements_ship_to' then null else value end as value",
 ])
 def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
-    """Change one cell of the log: replaying it no longer rebuilds the base state."""
+    """Change one cell of the log: replaying it no longer rebuilds the base state (the build
+    above ran the same test on the intact log, and passed)."""
     def load(select_value: str) -> None:
         columns = ", ".join(select_value if c == "value" else f"`{c}`" for c in built.table("cdc_lake.cdc_log").columns)
         built.sql(f"create table cdc_lake.cdc_log_tmp as select {columns} from cdc_lake.cdc_log")
@@ -139,10 +140,8 @@ def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
     select = ["--select", "assert_log_replays_to_base_state", "--log-level", "error"]
     built.sql("create table cdc_lake.cdc_log_original as select * from cdc_lake.cdc_log")
     try:
-        assert dbt.invoke(["test"] + select)
         load(corruption)
         assert not dbt.invoke(["test"] + select), "the corrupted log went unnoticed"
     finally:
         built.sql("insert overwrite table cdc_lake.cdc_log select * from cdc_lake.cdc_log_original")
         built.sql("drop table cdc_lake.cdc_log_original")
-    assert dbt.invoke(["test"] + select)
