@@ -51,6 +51,16 @@ def print_build_summary(spark) -> None:
         "select reason, count(*) as n from cdc_lake.cdc_rejected_writes group by reason order by reason"
     ).collect():
         print(f"  rejected ({r.reason}): {r.n}")
+    used = spark.sql(
+        "select groups.generation_ts_ms, count(distinct groups.stream_id) as streams_used, "
+        "max(generation.streams) as streams "
+        "from cdc_intermediate.int_change_groups_streamed as groups "
+        "inner join (select generation_ts_ms, count(*) as streams from cdc_staging.stg_cdc_input__generation_streams "
+        "group by 1) as generation on groups.generation_ts_ms = generation.generation_ts_ms "
+        "group by 1 order by 1"
+    ).collect()
+    for r in used:
+        print(f"  generation {r.generation_ts_ms} ms: {r.streams_used} of its {r.streams} streams used")
 
 
 def run_dbt(args: list[str]) -> int:
@@ -62,7 +72,12 @@ def run_dbt(args: list[str]) -> int:
         from cdclake.spark import create_session
 
         spark = create_session(target_dir())
-    ok = dbt.invoke(args)
+    callbacks = []
+    if spark is not None and command in COMMANDS_WITH_SUMMARY:
+        from cdclake.progress import ModelRowCounts, spark_row_counter
+
+        callbacks.append(ModelRowCounts(spark_row_counter(spark)))
+    ok = dbt.invoke(args, callbacks=callbacks)
     if ok and spark is not None and command in COMMANDS_WITH_SUMMARY:
         print_build_summary(spark)
     return 0 if ok else 1

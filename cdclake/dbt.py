@@ -16,11 +16,12 @@ def with_project_defaults(args: list[str], project_dir: Path = PROJECT_DIR) -> l
     return args
 
 
-def invoke(args: list[str], project_dir: Path = PROJECT_DIR) -> bool:
-    """Run one dbt command (e.g. ``["build", "--select", "marts"]``); True when it succeeded."""
+def invoke(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | None = None) -> bool:
+    """Run one dbt command (e.g. ``["build", "--select", "marts"]``); True when it succeeded.
+    ``callbacks`` receive dbt's events as they happen."""
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke(with_project_defaults(args, project_dir))
+    result = dbtRunner(callbacks=callbacks or []).invoke(with_project_defaults(args, project_dir))
     if result.exception is not None:
         raise result.exception
     return bool(result.success)

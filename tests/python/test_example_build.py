@@ -70,6 +70,20 @@ def test_collection_writes_are_logged_element_by_element(built):
     ]
 
 
+def test_the_build_summary_accounts_for_writes_rows_rejections_and_streams(built, capsys):
+    from cdclake.cli import print_build_summary
+
+    print_build_summary(built)
+    lines = capsys.readouterr().out.splitlines()
+    audit = built.table("cdc_lake.cdc_write_audit").collect()[0]
+    assert f"writes: {audit.input_writes} input = {audit.accepted_writes} accepted " \
+           f"+ {audit.rejected_writes} rejected; {audit.log_rows} log rows" in lines
+    assert any(line.startswith("  shop.orders_scylla_cdc_log: ") for line in lines)
+    assert "  rejected (invalid_input): 2" in lines
+    used = [line for line in lines if line.startswith("  generation ")]
+    assert len(used) == 2 and all(" streams used" in line for line in used)
+
+
 def test_user_type_fields_are_logged_as_structs(built):
     rows = built.sql(
         "select ship_to, `cdc$deleted_ship_to` as deleted, `cdc$deleted_elements_ship_to` as removed "
