@@ -37,14 +37,9 @@ atoms as (
     select
         keyed.*,
         table_versions.has_images,
-        table_versions.has_clustering_key,
         table_versions.cdc_preimage,
         table_versions.cdc_postimage,
-        keyed.piece_kind = 'static_upsert' as is_static,
-        case
-            when keyed.piece_kind = 'static_upsert' or not table_versions.has_clustering_key then X''
-            else keyed.clustering_position
-        end as row_position
+        keyed.piece_kind = 'static_upsert' as is_static
     from {{ ref('int_mutation_atoms_keyed') }} as keyed
     inner join accepted_writes
         on keyed.write_id = accepted_writes.write_id

@@ -121,6 +121,7 @@ select
     piece_kind,
     clustering_position,
     range_end_position,
+    row_position,
     schema_version,
     is_split
 from numbered

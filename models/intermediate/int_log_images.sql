@@ -56,10 +56,6 @@ changes as (
         image_tables.cdc_preimage,
         image_tables.cdc_postimage,
         changes.piece_kind = 'static_upsert' as is_static,
-        case
-            when changes.piece_kind = 'static_upsert' or not image_tables.has_clustering_key then X''
-            else changes.clustering_position
-        end as row_position,
         dense_rank() over (
             partition by changes.write_id, changes.keyspace_name, changes.table_name, changes.partition_key
             order by changes.change_ts

@@ -88,6 +88,7 @@ keyed as (
         pieces.bound_side,
         pieces.bound_kind,
         pieces.bound_prefix,
+        base_tables.has_clustering_key,
         case
             when pieces.atom_kind in ('cell', 'collection_tombstone') and pieces.column_kind = 'static'
                 then 'static_upsert'
@@ -166,6 +167,12 @@ mutation_shape as (
 
 select
     *,
+    -- the row an atom belongs to (images): the static row and the single row of a table
+    -- without clustering key are the empty position
+    case
+        when piece_kind = 'static_upsert' or not has_clustering_key then X''
+        else clustering_position
+    end as row_position,
     distinct_timestamps != 1
     or distinct_ttls > 1
     or (has_static and (has_clustered or has_range or has_partition_delete))
