@@ -48,6 +48,18 @@ def spark(test_workspace):
 
 
 @pytest.fixture(scope="session")
+def example_build(spark):
+    """`cdclake build` on the example inputs (seeds/), ONCE per run, into the cdc_lake schema.
+
+    Replays write the same schema, so the modules that read this build are named
+    ``test_example_*``: they sort together, and no module among them replays."""
+    from cdclake import dbt
+
+    assert dbt.invoke(["build"]), "dbt build of the example project failed"
+    return spark
+
+
+@pytest.fixture(scope="session")
 def shared_replay(spark, test_workspace):
     """ONE replay for the scripts whose checks read only their own keyspaces (each replay costs
     a dbt build): the 51 documentation cases, the row-order scenarios and the schema-version

@@ -7,9 +7,8 @@ from cdclake import dbt
 
 
 @pytest.fixture(scope="module")
-def built(spark):
-    assert dbt.invoke(["build"]), "dbt build of the example project failed"
-    return spark
+def built(example_build):
+    return example_build
 
 
 def test_every_write_is_accepted_or_rejected(built):
