@@ -109,11 +109,7 @@ def create_session(warehouse_root: Path, app_name: str = "cdclake", shuffle_part
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
 
-    from python_udfs.collection_udfs import register_collection_udfs
-    from python_udfs.input_checks import register_input_check_udfs
-    from python_udfs.spark_udfs import register_udfs
+    from python_udfs.registry import register_session_udfs
 
-    register_udfs(spark)
-    register_input_check_udfs(spark)
-    register_collection_udfs(spark)
+    register_session_udfs(spark)
     return spark

@@ -8,16 +8,15 @@
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import pandas as pd
-from pyspark.sql.functions import pandas_udf
-from pyspark.sql.types import BinaryType, StringType, StructField, StructType
 
 from python_udfs.cql_types import parse_cql_type
 from python_udfs.cql_values import decode_json_value, loads_json
 from python_udfs.errors import CqlValueError
 from python_udfs.ordering import order_key
+from python_udfs.sql_signature import String, returns
 
 
 def element_types(cql_type: Optional[str]) -> Optional[tuple[str, Optional[str]]]:
@@ -42,11 +41,8 @@ def value_sort_key(value_json: Optional[str], cql_type: Optional[str]) -> Option
     return order_key(decode_json_value(loads_json(value_json), cql_type), cql_type)
 
 
-ELEMENT_TYPES = StructType([StructField("key_type", StringType()), StructField("value_type", StringType())])
-
-
-@pandas_udf(ELEMENT_TYPES)
-def cdc_element_types(cql_type: pd.Series) -> pd.DataFrame:
+@returns("struct<key_type: string, value_type: string>")
+def cdc_element_types(cql_type: String) -> pd.DataFrame:
     found = [element_types(t) for t in cql_type.tolist()]
     return pd.DataFrame({
         "key_type": [f[0] if f else None for f in found],
@@ -54,13 +50,12 @@ def cdc_element_types(cql_type: pd.Series) -> pd.DataFrame:
     })
 
 
-@pandas_udf(BinaryType())
-def cdc_value_sort_key(value: pd.Series, cql_type: pd.Series) -> pd.Series:
+@returns("binary")
+def cdc_value_sort_key(value: String, cql_type: String) -> pd.Series:
     return pd.Series([value_sort_key(v, t) for v, t in zip(value.tolist(), cql_type.tolist())], dtype=object)
 
 
-def register_collection_udfs(spark) -> list[str]:
-    functions = {"cdc_element_types": cdc_element_types, "cdc_value_sort_key": cdc_value_sort_key}
-    for name, function in functions.items():
-        spark.udf.register(name, function)
-    return list(functions)
+def sql_functions() -> dict[str, Callable]:
+    """The batch function of every SQL function of this module, by SQL name."""
+    return {"cdc_element_types": cdc_element_types, "cdc_value_sort_key": cdc_value_sort_key}
+

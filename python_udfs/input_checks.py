@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
-from pyspark.sql.functions import pandas_udf
-from pyspark.sql.types import MapType, StringType
 
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
 from python_udfs.errors import CqlValueError
+from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\n\r"
@@ -99,14 +98,14 @@ def _skip(text: str, pos: int) -> int:
     return pos
 
 
-@pandas_udf(StringType())
-def cdc_value_error(value: pd.Series, cql_type: pd.Series, user_types_json: pd.Series) -> pd.Series:
+@returns("string")
+def cdc_value_error(value: String, cql_type: String, user_types_json: String) -> pd.Series:
     return pd.Series([value_error(v, t, u) for v, t, u in zip(value.tolist(), cql_type.tolist(),
                                                               user_types_json.tolist())], dtype=object)
 
 
-@pandas_udf(StringType())
-def cdc_key_error(key: pd.Series, names: pd.Series, types: pd.Series, allow_prefix: pd.Series) -> pd.Series:
+@returns("string")
+def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
     return pd.Series(
         [
             key_error(k, None if n is None else list(n), None if t is None else list(t), bool(p))
@@ -116,17 +115,16 @@ def cdc_key_error(key: pd.Series, names: pd.Series, types: pd.Series, allow_pref
     )
 
 
-@pandas_udf(MapType(StringType(), StringType()))
-def cdc_json_members(text: pd.Series) -> pd.Series:
+@returns("map<string, string>")
+def cdc_json_members(text: String) -> pd.Series:
     return pd.Series([json_members(t) for t in text.tolist()], dtype=object)
 
 
-def register_input_check_udfs(spark) -> list[str]:
-    functions = {
+def sql_functions() -> dict[str, Callable]:
+    """The batch function of every SQL function of this module, by SQL name."""
+    return {
         "cdc_value_error": cdc_value_error,
         "cdc_key_error": cdc_key_error,
         "cdc_json_members": cdc_json_members,
     }
-    for name, function in functions.items():
-        spark.udf.register(name, function)
-    return list(functions)
+

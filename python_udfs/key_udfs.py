@@ -1,0 +1,49 @@
+"""Batch functions over JSON key values: the partition key's token (scylla-math.md §1.1-1.4) and
+the clustering key's sort key (clustering.py), each bound to a registry of user types."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from python_udfs.clustering import clustering_sort_key
+from python_udfs.columns import nullable
+from python_udfs.cql_types import UdtRegistry
+from python_udfs.sql_signature import String, StringArray, returns
+from python_udfs.tokens import tokens_of_partition_keys
+
+
+def make_clustering_sort_key_udf(udts: UdtRegistry | None = None) -> Callable:
+    """``cdc_clustering_sort_key`` bound to a UDT registry (``{name: [(field, type), ...]}``)."""
+
+    @returns("binary")
+    def cdc_clustering_sort_key(ck: String, names: StringArray, types: StringArray, orders: StringArray,
+                                bound: String) -> pd.Series:
+        keys = []
+        for row in zip(ck.tolist(), names.tolist(), types.tolist(), orders.tolist(), bound.tolist()):
+            ck_json, row_names, row_types, row_orders, row_bound = row
+            if row_names is None or row_types is None or row_orders is None or row_bound is None:
+                keys.append(None)
+                continue
+            keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
+                                            row_bound, udts))
+        return pd.Series(keys, dtype=object)
+
+    return cdc_clustering_sort_key
+
+
+def make_token_of_partition_key_udf(udts: UdtRegistry | None = None) -> Callable:
+    """``cdc_token_of_partition_key`` bound to a UDT registry (for frozen UDT key columns)."""
+
+    @returns("struct<token: bigint, error: string>")
+    def cdc_token_of_partition_key(partition_key: String, names: StringArray, types: StringArray) -> pd.DataFrame:
+        tokens, errors = tokens_of_partition_keys(partition_key.tolist(), names.tolist(), types.tolist(), udts)
+        valid = np.array([error is None for error in errors], dtype=bool)
+        return pd.DataFrame({"token": nullable(tokens, valid, "Int64"), "error": pd.Series(errors, dtype=object)})
+
+    return cdc_token_of_partition_key
+
+
+cdc_token_of_partition_key = make_token_of_partition_key_udf()
+cdc_clustering_sort_key = make_clustering_sort_key_udf()
