@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test replay-example seeds lint docs bench clean
+.PHONY: setup demo test replay-example seeds databricks-udfs lint docs bench clean
 
 $(STAMP): pyproject.toml
 	@command -v java >/dev/null 2>&1 || { echo "java not found: Spark needs Java 17. Install it with: sudo apt-get install -y openjdk-17-jre-headless" >&2; exit 3; }
@@ -30,6 +30,10 @@ replay-example: $(STAMP)
 ## Regenerate the example seeds from examples/shop.cql.
 seeds: $(STAMP)
 	$(BIN)/python scripts/build_example_seeds.py
+
+## Regenerate macros/databricks/cdc_udfs_ddl.sql (the UDFs as Unity Catalog functions) from python_udfs/.
+databricks-udfs: $(STAMP)
+	$(BIN)/python -m cdclake.databricks_udfs
 
 ## Benchmarks: each prints its ratio against a baseline measured in the same run.
 bench: $(STAMP)
