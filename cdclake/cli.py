@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections import Counter
 
@@ -18,6 +19,19 @@ log = logging.getLogger("cdclake")
 # dbt commands that never touch the warehouse, so need no Spark session
 COMMANDS_WITHOUT_SPARK = {"clean", "deps", "init", "parse", "ls", "list"}
 COMMANDS_WITH_SUMMARY = {"build", "run"}
+# profiles/profiles.yml outputs that run in the embedded session; the others (databricks,
+# thrift) run elsewhere: no local session, no local row counts or summary
+EMBEDDED_TARGETS = {"local"}
+
+
+def dbt_target(args: list[str], environ=os.environ) -> str:
+    """The profile output dbt will use: ``--target``/``-t``, else ``CDCLAKE_TARGET``, else local."""
+    for i, arg in enumerate(args):
+        if arg in ("--target", "-t") and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--target="):
+            return arg.split("=", 1)[1]
+    return environ.get("CDCLAKE_TARGET") or "local"
 
 
 def _setup_logging() -> None:
@@ -68,7 +82,7 @@ def run_dbt(args: list[str]) -> int:
 
     command = args[0] if args else ""
     spark = None
-    if command not in COMMANDS_WITHOUT_SPARK:
+    if command not in COMMANDS_WITHOUT_SPARK and dbt_target(args) in EMBEDDED_TARGETS:
         from cdclake.spark import create_session
 
         spark = create_session(target_dir())

@@ -56,7 +56,7 @@ typed as (
 
     select
         base_columns.*,
-        cdc_element_types(base_columns.cql_type) as element_types,
+        {{ cdc_udf('cdc_element_types') }}(base_columns.cql_type) as element_types,
         user_types.field_names as udt_field_names,
         user_types.field_types as udt_field_types,
         keyspace_user_types.user_types_json

@@ -86,7 +86,7 @@ sharded as (
 
     select
         *,
-        cdc_shard_of(token, cast(shard_count as int), ignore_msb) as shard
+        {{ cdc_udf('cdc_shard_of') }}(token, cast(shard_count as int), ignore_msb) as shard
     from ranged
 
 )
@@ -106,6 +106,6 @@ select
     ignore_msb,
     shard,
     element_at(streams, shard + 1) as stream_id,
-    cdc_timeuuid(change_ts, xxhash64(keyspace_name, table_name, partition_key, write_id, change_ts))
+    {{ cdc_udf('cdc_timeuuid') }}(change_ts, xxhash64(keyspace_name, table_name, partition_key, write_id, change_ts))
         as cdc_time
 from sharded

@@ -255,7 +255,7 @@ column_states as (
         collect_list(if(
             last_cells.element_key is not null and last_cells.last_cell.is_live,
             struct(
-                cdc_value_sort_key(last_cells.element_key, base_columns.element_key_type) as element_position,
+                {{ cdc_udf('cdc_value_sort_key') }}(last_cells.element_key, base_columns.element_key_type) as element_position,
                 last_cells.element_key as element_key,
                 last_cells.last_cell.value as value
             ),

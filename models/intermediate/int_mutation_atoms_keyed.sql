@@ -104,7 +104,7 @@ keyed as (
             else 0
         end as ttl_key,
         -- clustering position; a range's two rows both sort by its start bound
-        cdc_clustering_sort_key(
+        {{ cdc_udf('cdc_clustering_sort_key') }}(
             case
                 when pieces.atom_kind = 'range_tombstone' then pieces.range_start
                 when pieces.atom_kind in ('cell', 'row_marker', 'row_tombstone', 'collection_tombstone')
@@ -120,7 +120,7 @@ keyed as (
                 else 'row'
             end
         ) as clustering_position,
-        cdc_clustering_sort_key(
+        {{ cdc_udf('cdc_clustering_sort_key') }}(
             case when pieces.atom_kind = 'range_tombstone' then pieces.range_end end,
             base_tables.clustering_key_names,
             base_tables.clustering_key_types,

@@ -70,27 +70,27 @@ udf_checks as (
         *,
         -- Python UDFs run on every row (Spark evaluates them ahead of the CASE below), so
         -- they return null for inputs that do not apply.
-        cdc_value_error(
+        {{ cdc_udf('cdc_value_error') }}(
             case when atom_kind = 'cell' and is_live and element_key is null then value end,
             column_type, user_types_json
         ) as value_error,
-        cdc_value_error(
+        {{ cdc_udf('cdc_value_error') }}(
             case when atom_kind = 'cell' and element_key is not null then element_key end,
             element_key_type, user_types_json
         ) as element_key_error,
-        cdc_value_error(
+        {{ cdc_udf('cdc_value_error') }}(
             case when atom_kind = 'cell' and is_live and element_key is not null then value end,
             element_value_type, user_types_json
         ) as element_value_error,
-        cdc_key_error(
+        {{ cdc_udf('cdc_key_error') }}(
             case when is_row_atom and has_clustering_key then clustering_key end,
             clustering_key_names, clustering_key_types, false
         ) as clustering_key_error,
-        cdc_key_error(
+        {{ cdc_udf('cdc_key_error') }}(
             case when atom_kind = 'range_tombstone' then range_start end,
             clustering_key_names, clustering_key_types, true
         ) as range_start_error,
-        cdc_key_error(
+        {{ cdc_udf('cdc_key_error') }}(
             case when atom_kind = 'range_tombstone' then range_end end,
             clustering_key_names, clustering_key_types, true
         ) as range_end_error

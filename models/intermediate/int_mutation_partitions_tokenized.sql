@@ -41,9 +41,9 @@ tokenized as (
         keyspace_name,
         table_name,
         partition_key,
-        cdc_token_of_partition_key(partition_key, partition_key_names, partition_key_types)
+        {{ cdc_udf('cdc_token_of_partition_key') }}(partition_key, partition_key_names, partition_key_types)
             as token_result,
-        cdc_json_members(partition_key) as partition_key_members
+        {{ cdc_udf('cdc_json_members') }}(partition_key) as partition_key_members
     from mutations
 
 )

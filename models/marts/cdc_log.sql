@@ -49,7 +49,7 @@ key_cells as (
     lateral view explode(
         map_concat(
             partitions.partition_key_members,
-            coalesce(cdc_json_members(log_rows.clustering_prefix), map())
+            coalesce({{ cdc_udf('cdc_json_members') }}(log_rows.clustering_prefix), map())
         )
     ) key_columns as key_column_name, key_column_value
 
@@ -64,7 +64,7 @@ logged_values as (
         base_columns.element_value_type,
         base_columns.is_multi_cell_user_type,
         base_columns.udt_field_names,
-        cdc_value_sort_key(changes.element_key, base_columns.element_key_type) as element_position
+        {{ cdc_udf('cdc_value_sort_key') }}(changes.element_key, base_columns.element_key_type) as element_position
     from changes
     -- the table as the write saw it (its schema version)
     inner join base_tables

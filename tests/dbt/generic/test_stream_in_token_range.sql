@@ -10,8 +10,8 @@ checked as (
 
     select
         *,
-        cdc_stream_id_token({{ column_name }}) as stream_token,
-        cdc_stream_id_vnode_index({{ column_name }}) as stream_vnode_index
+        {{ cdc_udf('cdc_stream_id_token') }}({{ column_name }}) as stream_token,
+        {{ cdc_udf('cdc_stream_id_vnode_index') }}({{ column_name }}) as stream_vnode_index
     from {{ model }}
 
 )
@@ -21,7 +21,7 @@ where
     {{ column_name }} is null
     or stream_vnode_index != {{ vnode_index }}
     or not (
-        cdc_shard_of(stream_token, cast({{ shard_count }} as int), {{ ignore_msb }}) = {{ shard }}
+        {{ cdc_udf('cdc_shard_of') }}(stream_token, cast({{ shard_count }} as int), {{ ignore_msb }}) = {{ shard }}
         or stream_token = {{ range_end }}
     )
     or not (

@@ -9,10 +9,10 @@ decoded as (
 
     select
         *,
-        cdc_stream_id_version({{ column_name }}) as stream_version,
-        cdc_stream_id_vnode_index({{ column_name }}) as stream_vnode_index,
-        cdc_stream_id_token({{ column_name }}) as stream_token,
-        cdc_find_first_token_for_shard(
+        {{ cdc_udf('cdc_stream_id_version') }}({{ column_name }}) as stream_version,
+        {{ cdc_udf('cdc_stream_id_vnode_index') }}({{ column_name }}) as stream_vnode_index,
+        {{ cdc_udf('cdc_stream_id_token') }}({{ column_name }}) as stream_token,
+        {{ cdc_udf('cdc_find_first_token_for_shard') }}(
             {{ range_start }}, {{ range_end }}, cast({{ shard_count }} as int), {{ ignore_msb }}, {{ shard }}
         ) as expected_token
     from {{ model }}
@@ -25,7 +25,7 @@ where
     or stream_vnode_index != {{ range_position }}
     or stream_token != expected_token
     or not (
-        cdc_shard_of(stream_token, cast({{ shard_count }} as int), {{ ignore_msb }}) = {{ shard }}
+        {{ cdc_udf('cdc_shard_of') }}(stream_token, cast({{ shard_count }} as int), {{ ignore_msb }}) = {{ shard }}
         or stream_token = {{ range_end }}
     )
 {% endtest %}

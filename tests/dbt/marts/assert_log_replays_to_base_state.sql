@@ -48,7 +48,7 @@ mutation_facts as (
     select
         atoms.keyspace_name,
         atoms.table_name,
-        {{ cdc_json_object('cdc_json_members(atoms.partition_key)') }} as partition_id,
+        {{ cdc_json_object(cdc_udf('cdc_json_members') ~ '(atoms.partition_key)') }} as partition_id,
         coalesce(atoms.column_kind = 'static', false) as is_static,
         if(coalesce(atoms.column_kind = 'static', false), X'', atoms.clustering_position) as row_position,
         atoms.atom_kind as fact_kind,
@@ -134,7 +134,7 @@ log_rows_placed as (
 
     select
         log_rows.*,
-        cdc_clustering_sort_key(
+        {{ cdc_udf('cdc_clustering_sort_key') }}(
             -- partition deletes and static rows have no clustering position
             case
                 when log_rows.operation = 4 then null
