@@ -129,7 +129,9 @@ def replay_records(
     generation_input = generation_tables.from_path(generations) if generations else default_generations(now_us)
 
     project = prepare_scratch_project(workspace)
-    log_tables = log_models.write_log_models(project, script_result.tables)
+    log_tables = log_models.write_log_models(
+        project, script_result.tables, columns=script_result.columns, types=script_result.types
+    )
     inputs.write_inputs(
         spark,
         atoms=script_result.atoms,

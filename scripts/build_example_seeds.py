@@ -88,7 +88,7 @@ def build(root: Path) -> None:
     write_csv(seeds, "base_types", BASE_TYPE_COLUMNS, [t.as_row() for t in types])
     write_csv(seeds, "cdc_generations", ["generation_ts_ms"], [{"generation_ts_ms": g} for g in generations])
     write_csv(seeds, "cdc_generation_streams", GENERATION_STREAMS_COLUMNS, streams)
-    log_tables = write_log_models(root, tables)
+    log_tables = write_log_models(root, tables, columns=columns, types=types)
     print(f"wrote log models for {', '.join(log_tables)}")
     print(f"wrote {len(atoms)} atoms, {len(tables)} tables, {len(streams)} streams to {seeds}")
 

@@ -1,0 +1,107 @@
+"""The columns of a generated ``<keyspace>.<table>_scylla_cdc_log`` model, in the order and
+with the Spark types the ``scylla_cdc_log_table`` macro gives them (macros/cdc/): the model's
+contract. A mapping that drifts from the macro's fails the model's build (the contract is
+enforced), so the two cannot disagree silently.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from cdclake.output import LOG_METADATA_TYPES, log_column_types
+from cdclake.schema_records import BaseColumn, BaseTypeField
+from python_udfs.cql_types import TUPLE, UDT, CqlType, parse_cql_type
+from python_udfs.errors import CqlTypeError
+
+# cql_to_spark_type (macros/cdc/cql_types.sql)
+SPARK_SCALARS = {
+    "int": "int", "smallint": "smallint", "tinyint": "tinyint", "bigint": "bigint",
+    "counter": "bigint", "varint": "decimal(38,0)", "decimal": "decimal(38,18)",
+    "float": "float", "double": "double", "boolean": "boolean",
+    "text": "string", "varchar": "string", "ascii": "string", "uuid": "string",
+    "timeuuid": "string", "inet": "string", "duration": "string",
+    "blob": "binary", "timestamp": "timestamp", "date": "date", "time": "bigint",
+}
+KIND_ORDER = {"partition_key": 0, "clustering": 1, "static": 2, "regular": 3}
+
+
+class UnmappedTypeError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class LogColumn:
+    name: str           # the log column, e.g. `cdc$deleted_status`
+    spark_type: str     # Spark's simpleString form, e.g. `map<string,int>`
+    cql_type: str       # the log column's CQL type
+    kind: str           # metadata, partition_key, clustering, static or regular
+    role: str           # metadata, value, deleted or deleted_elements
+    base_column: str | None = None
+    base_cql_type: str | None = None
+
+
+def spark_type(cql_type: str, udts: dict[str, list[tuple[str, str]]]) -> str:
+    """The Spark type of a CQL type, as ``cql_to_spark_type`` maps it."""
+    return _spark_type(parse_cql_type(cql_type), udts)
+
+
+def _spark_type(t: CqlType, udts: dict[str, list[tuple[str, str]]]) -> str:
+    if t.name in SPARK_SCALARS:
+        return SPARK_SCALARS[t.name]
+    if t.name in ("list", "set"):
+        return f"array<{_spark_type(t.params[0], udts)}>"
+    if t.name == "map":
+        return f"map<{_spark_type(t.params[0], udts)},{_spark_type(t.params[1], udts)}>"
+    if t.name == TUPLE:
+        return "struct<" + ",".join(f"f{i}:{_spark_type(p, udts)}" for i, p in enumerate(t.params)) + ">"
+    if t.name == UDT and t.udt_name in udts:
+        return "struct<" + ",".join(
+            f"{_field_name(name)}:{spark_type(field_type, udts)}" for name, field_type in udts[t.udt_name]
+        ) + ">"
+    raise UnmappedTypeError(f"CQL type {str(t)!r} has no Spark mapping")
+
+
+def _field_name(name: str) -> str:
+    return name if name.isidentifier() and name.isascii() else "`" + name.replace("`", "``") + "`"
+
+
+def keyspace_user_types(types: Iterable[BaseTypeField], keyspace: str) -> dict[str, list[tuple[str, str]]]:
+    """The keyspace's user types as the macro reads them: name -> [(field, type)] by position."""
+    registry: dict[str, list[tuple[str, str]]] = {}
+    for f in sorted(types, key=lambda f: (f.type_name, f.field_position)):
+        if f.keyspace_name == keyspace:
+            registry.setdefault(f.type_name, []).append((f.field_name, f.field_type.lower()))
+    return registry
+
+
+def log_table_columns(
+    keyspace: str, table: str, columns: Iterable[BaseColumn], types: Iterable[BaseTypeField]
+) -> list[LogColumn]:
+    """The log table's columns: metadata, then the base table's latest schema version's columns
+    (partition key, clustering, static, regular), each non-key one followed by
+    ``cdc$deleted_<c>`` and, when multi-cell, ``cdc$deleted_elements_<c>``."""
+    own = [c for c in columns if c.keyspace_name == keyspace and c.table_name == table]
+    if not own:
+        raise ValueError(f"no columns for base table {keyspace}.{table} in base_columns")
+    latest = max(c.schema_version for c in own)
+    own = sorted((c for c in own if c.schema_version == latest), key=lambda c: (KIND_ORDER[c.kind], c.position))
+    udts = keyspace_user_types(types, keyspace)
+    rows = [{"column_name": c.column_name, "kind": c.kind, "cql_type": c.cql_type.strip().lower()} for c in own]
+    try:
+        cql_types = log_column_types(rows, udts)
+    except CqlTypeError as error:
+        raise UnmappedTypeError(f"{keyspace}.{table}: {error}") from error
+    result = [LogColumn(name, SPARK_SCALARS[t], t, "metadata", "metadata") for name, t in LOG_METADATA_TYPES.items()]
+    for c in own:
+        names = [(c.column_name, "value")]
+        if c.kind in ("static", "regular"):
+            names.append((f"cdc$deleted_{c.column_name}", "deleted"))
+            if f"cdc$deleted_elements_{c.column_name}" in cql_types:
+                names.append((f"cdc$deleted_elements_{c.column_name}", "deleted_elements"))
+        for name, role in names:
+            try:
+                mapped = spark_type(cql_types[name], udts)
+            except (UnmappedTypeError, CqlTypeError) as error:
+                raise UnmappedTypeError(f"{keyspace}.{table}, column {c.column_name}: {error}") from error
+            result.append(LogColumn(name, mapped, cql_types[name], c.kind, role, c.column_name, c.cql_type))
+    return result

@@ -1,0 +1,109 @@
+"""The yml documents the columns the example build really produces, with their real types, and
+an enforced contract stops a model whose declared types drift."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+
+from conftest import REPO
+
+CONTRACT_PROBE_SCHEMA = "cdc_contract_probe"
+
+
+@pytest.fixture(scope="module")
+def built_nodes(example_build) -> list[dict]:
+    """The models and seeds of the build the `example_build` fixture ran (its manifest)."""
+    manifest = json.loads((REPO / "target" / "manifest.json").read_text())
+    return [n for n in manifest["nodes"].values()
+            if n["resource_type"] in ("model", "seed") and n["package_name"] == "scylla_cdc_lake"]
+
+
+def normalized(data_type: str) -> str:
+    return re.sub(r"[\s`]", "", data_type).lower()
+
+
+def test_every_built_column_is_documented_and_every_documented_column_is_built(example_build, built_nodes):
+    spark = example_build
+    problems = []
+    for node in built_nodes:
+        relation = f"{node['schema']}.{node['alias']}"
+        built = spark.table(relation).columns
+        documented = list(node["columns"])
+        undocumented = [c for c in built if c not in node["columns"]]
+        phantom = [c for c in documented if c not in built]
+        if undocumented or phantom:
+            problems.append(f"{node['name']} ({relation}): undocumented {undocumented}, not built {phantom}")
+    assert not problems, "\n".join(problems)
+
+
+def test_declared_data_types_are_the_built_types(example_build, built_nodes):
+    spark = example_build
+    problems = []
+    for node in built_nodes:
+        if not node["config"]["contract"]["enforced"]:
+            continue
+        built = {f.name: f.dataType.simpleString() for f in spark.table(f"{node['schema']}.{node['alias']}").schema}
+        for name, column in node["columns"].items():
+            if normalized(column["data_type"]) != normalized(built[name]):
+                problems.append(f"{node['name']}.{name}: declared {column['data_type']}, built {built[name]}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("cql_type, expected", [
+    ("frozen<map<text, frozen<list<int>>>>", "map<string,array<int>>"),
+    ("tuple<int, varint, frozen<set<blob>>>", "struct<f0:int,f1:decimal(38,0),f2:array<binary>>"),
+    ("frozen<address>", "struct<street:string,`zip code`:int>"),
+    ("list<frozen<tuple<date, time, decimal>>>", "array<struct<f0:date,f1:bigint,f2:decimal(38,18)>>"),
+])
+def test_log_column_spark_types_are_valid_spark_types(example_build, cql_type, expected):
+    """cdclake/log_columns.py writes the contracts' types: they parse in Spark to themselves."""
+    from cdclake.log_columns import spark_type
+
+    mapped = spark_type(cql_type, {"address": [("street", "text"), ("zip code", "int")]})
+    assert normalized(mapped) == normalized(expected)
+    schema = example_build.sql(f"select cast(null as {mapped}) as v").schema
+    assert normalized(schema["v"].dataType.simpleString()) == normalized(expected)
+
+
+def test_unmapped_cql_type_names_the_table_and_column():
+    from cdclake.log_columns import UnmappedTypeError, log_table_columns
+    from cdclake.schema_records import BaseColumn
+
+    columns = [BaseColumn("ks", "t", "pk", "partition_key", 0, "int"),
+               BaseColumn("ks", "t", "home", "regular", 0, "frozen<address>")]
+    with pytest.raises(UnmappedTypeError, match=r"ks\.t, column home: CQL type 'frozen<address>' has no Spark mapping"):
+        log_table_columns("ks", "t", columns, types=[])
+
+
+def test_a_wrong_declared_type_fails_the_model(example_build, tmp_path):
+    """A scratch copy of the project declares `cdc_write_audit.log_rows` as int (it is bigint) and
+    builds that one model into a probe schema: dbt refuses it with a contract error."""
+    from dbt.cli.main import dbtRunner
+
+    from cdclake.dbt import with_project_defaults
+    from cdclake.replay import prepare_scratch_project
+
+    spark = example_build
+    project = prepare_scratch_project(tmp_path)
+    properties = project / "models" / "marts" / "_marts__models.yml"
+    document = yaml.safe_load(properties.read_text())
+    [audit] = [m for m in document["models"] if m["name"] == "cdc_write_audit"]
+    [log_rows] = [c for c in audit["columns"] if c["name"] == "log_rows"]
+    assert log_rows["data_type"] == "bigint"
+    log_rows["data_type"] = "int"
+    audit["config"]["schema"] = CONTRACT_PROBE_SCHEMA   # leave the example build's table alone
+    properties.write_text(yaml.safe_dump(document, sort_keys=False))
+    try:
+        result = dbtRunner().invoke(with_project_defaults(
+            ["run", "--select", "cdc_write_audit", "--target-path", str(tmp_path / "target"),
+             "--log-path", str(tmp_path / "logs")], project))
+        assert not result.success, "the model built although its contract declares a wrong type"
+        [node_result] = result.result.results
+        assert "contract" in node_result.message.lower() and "log_rows" in node_result.message, node_result.message
+        assert not spark.catalog.tableExists(f"{CONTRACT_PROBE_SCHEMA}.cdc_write_audit")
+        assert spark.table("cdc_lake.cdc_write_audit").count() == 1, "the example build's table was touched"
+    finally:
+        spark.sql(f"drop schema if exists {CONTRACT_PROBE_SCHEMA} cascade")
