@@ -3,6 +3,7 @@
     cdclake build|run|test|seed|compile|docs generate|... [dbt flags]   dbt, in this process
     cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table]
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
+    cdclake serve [--host 127.0.0.1] [--port 10000]   a Spark Thrift server on the warehouse, UDFs set up
 """
 from __future__ import annotations
 
@@ -68,10 +69,15 @@ def run_dbt(args: list[str]) -> int:
 
     command = args[0] if args else ""
     spark = None
-    if command not in COMMANDS_WITHOUT_SPARK:
+    target = dbt.target_name(args)
+    if command not in COMMANDS_WITHOUT_SPARK and target == dbt.EMBEDDED_TARGET:
         from cdclake.spark import create_session
 
         spark = create_session(target_dir())
+    elif command not in COMMANDS_WITHOUT_SPARK and target == "thrift":  # `cdclake serve` owns the session
+        from cdclake.serve import adopt_server_table_format
+
+        adopt_server_table_format()
     callbacks = []
     if spark is not None and command in COMMANDS_WITH_SUMMARY:
         from cdclake.progress import ModelRowCounts, spark_row_counter
@@ -141,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[0] == "replay":
             return replay_main(argv[1:])
+        if argv[0] == "serve":
+            from cdclake.serve import serve_main
+
+            return serve_main(argv[1:])
         if argv[0] == "generations":
             from cdclake.generations_cli import main as generations_main
 
