@@ -27,6 +27,7 @@ class Server:
     port: int
     env: dict
     log: Path
+    seed: subprocess.Popen | None = None  # `cdclake seed` on the thrift target, run beside the other checks
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
@@ -46,7 +47,8 @@ def port_open(port: int) -> bool:
 
 @pytest.fixture(scope="module")
 def server(test_workspace):
-    """ONE `cdclake serve` for the module, in a workspace of its own; killed in any case."""
+    """ONE `cdclake serve` for the module, in a workspace of its own; killed in any case. A seed
+    through it starts at once and runs while the other tests query the server."""
     workspace = test_workspace / "serve"
     workspace.mkdir()
     port = free_port()
@@ -56,6 +58,7 @@ def server(test_workspace):
         CDCLAKE_DRIVER_MEMORY="1g",
         DBT_LOG_PATH=str(workspace / "logs"),
         CDCLAKE_THRIFT_PORT=str(port),
+        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
     )
     log = workspace / "serve.log"
     with log.open("w") as out:
@@ -70,11 +73,18 @@ def server(test_workspace):
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"`cdclake serve` did not start (exit {process.poll()}):\n{served.output()[-3000:]}")
             time.sleep(0.5)
+        with (workspace / "seed.log").open("w") as out:
+            served.seed = subprocess.Popen(
+                [sys.executable, "-m", "cdclake.cli", "seed", "--select", SEED],
+                env={**env, "CDCLAKE_TARGET": "thrift"}, cwd=PROJECT_DIR,
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
         yield served
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        for child in (served.seed, process):
+            if child is not None and child.poll() is None:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
 
 
 def query(port: int, sql: str) -> list[tuple]:
@@ -85,10 +95,24 @@ def query(port: int, sql: str) -> list[tuple]:
         return cursor.fetchall()
 
 
-def run(server: Server, command: list[str], **env) -> subprocess.CompletedProcess:
-    result = subprocess.run(command, env={**server.env, **env}, cwd=PROJECT_DIR, capture_output=True, text=True)
+def run(server: Server, command: list[str]) -> subprocess.CompletedProcess:
+    result = subprocess.run(command, env=server.env, cwd=PROJECT_DIR, capture_output=True, text=True)
     assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}"
     return result
+
+
+def test_thrift_target_is_read_from_the_flag_then_the_environment(monkeypatch, tmp_path):
+    from cdclake import dbt
+    from cdclake.paths import target_dir
+
+    monkeypatch.setenv("CDCLAKE_TARGET", "thrift")
+    assert dbt.target_name(["build"]) == "thrift"
+    assert dbt.target_name(["build", "--target", "local"]) == "local"
+    assert dbt.target_name(["build", "--target=local"]) == dbt.target_name(["build", "-t", "local"]) == "local"
+    monkeypatch.delenv("CDCLAKE_TARGET")
+    assert dbt.target_name(["build"]) == dbt.EMBEDDED_TARGET
+    monkeypatch.setenv("CDCLAKE_TARGET_DIR", str(tmp_path))
+    assert target_dir() == tmp_path
 
 
 def test_prints_how_to_connect_on_loopback(server):
@@ -114,7 +138,10 @@ def test_udfs_are_visible_to_jdbc_clients(server):
 def test_seed_through_the_server_keeps_rows_and_table_format(server):
     """`cdclake seed` on the thrift target: no session of its own (the server holds the
     metastore), the server's table format for the table."""
-    run(server, [sys.executable, "-m", "cdclake.cli", "seed", "--select", SEED], CDCLAKE_TARGET="thrift")
+    server.seed.wait(timeout=600)
+    output = (server.log.parent / "seed.log").read_text(errors="replace")
+    assert server.seed.returncode == 0, f"cdclake seed on the thrift target failed:\n{output[-4000:]}"
+    assert "table format: " in output and "from the Thrift server" in output
     with (PROJECT_DIR / "seeds" / f"{SEED}.csv").open() as f:
         expected = sorted(int(row["generation_ts_ms"]) for row in csv.DictReader(f))
     rows = query(server.port, f"select generation_ts_ms from cdc_input.{SEED} order by 1")
@@ -124,11 +151,12 @@ def test_seed_through_the_server_keeps_rows_and_table_format(server):
     assert f"USING {table_format}" in ddl
 
 
-def test_thrift_target_without_a_server_says_how_to_start_one(server):
+def test_thrift_target_without_a_server_says_how_to_start_one(test_workspace):
+    env = {**os.environ, "CDCLAKE_TARGET": "thrift", "CDCLAKE_THRIFT_PORT": str(free_port()),
+           "CDCLAKE_TARGET_DIR": str(test_workspace / "no_server")}
     result = subprocess.run([sys.executable, "-m", "cdclake.cli", "seed", "--select", SEED],
-                            env={**server.env, "CDCLAKE_TARGET": "thrift", "CDCLAKE_THRIFT_PORT": str(free_port())},
-                            cwd=PROJECT_DIR, capture_output=True, text=True)
-    assert result.returncode != 0 and "cdclake serve --port" in result.stderr
+                            env=env, cwd=PROJECT_DIR, capture_output=True, text=True)
+    assert result.returncode != 0 and "cdclake serve --port" in result.stderr, result.stderr
 
 
 def test_sigterm_stops_the_server_cleanly(server):
