@@ -3,12 +3,12 @@
     cdclake build|run|test|seed|compile|docs generate|... [dbt flags]   dbt, in this process
     cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table]
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
+    cdclake serve [--host 127.0.0.1] [--port 10000]   a Spark Thrift server on the warehouse, UDFs set up
 """
 from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from collections import Counter
 
@@ -19,21 +19,6 @@ log = logging.getLogger("cdclake")
 # dbt commands that never touch the warehouse, so need no Spark session
 COMMANDS_WITHOUT_SPARK = {"clean", "deps", "init", "parse", "ls", "list"}
 COMMANDS_WITH_SUMMARY = {"build", "run"}
-# profiles/profiles.yml outputs that run in the embedded session; the others (databricks,
-# thrift) run elsewhere: no local session, no local row counts or summary
-EMBEDDED_TARGETS = {"local"}
-
-
-def dbt_target(args: list[str], environ=os.environ) -> str:
-    """The profile output dbt will use: ``--target``/``-t``, else ``CDCLAKE_TARGET``, else local."""
-    for i, arg in enumerate(args):
-        if arg in ("--target", "-t") and i + 1 < len(args):
-            return args[i + 1]
-        if arg.startswith("--target="):
-            return arg.split("=", 1)[1]
-    return environ.get("CDCLAKE_TARGET") or "local"
-
-
 def _setup_logging() -> None:
     """cdclake's own messages on stderr; other libraries' loggers (py4j, ...) stay quiet."""
     handler = logging.StreamHandler(sys.stderr)
@@ -82,10 +67,15 @@ def run_dbt(args: list[str]) -> int:
 
     command = args[0] if args else ""
     spark = None
-    if command not in COMMANDS_WITHOUT_SPARK and dbt_target(args) in EMBEDDED_TARGETS:
+    target = dbt.target_name(args)
+    if command not in COMMANDS_WITHOUT_SPARK and target == dbt.EMBEDDED_TARGET:
         from cdclake.spark import create_session
 
         spark = create_session(target_dir())
+    elif command not in COMMANDS_WITHOUT_SPARK and target == "thrift":  # `cdclake serve` owns the session
+        from cdclake.serve import adopt_server_table_format
+
+        adopt_server_table_format()
     callbacks = []
     if spark is not None and command in COMMANDS_WITH_SUMMARY:
         from cdclake.progress import ModelRowCounts, spark_row_counter
@@ -155,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[0] == "replay":
             return replay_main(argv[1:])
+        if argv[0] == "serve":
+            from cdclake.serve import serve_main
+
+            return serve_main(argv[1:])
         if argv[0] == "generations":
             from cdclake.generations_cli import main as generations_main
 

@@ -1,9 +1,12 @@
 """Run dbt in this process, so that it uses the Spark session (and UDFs) created here."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from cdclake.paths import PROFILES_DIR, PROJECT_DIR
+from cdclake.paths import PROFILES_DIR, PROJECT_DIR, target_dir
+
+EMBEDDED_TARGET = "local"  # the profile output that runs on this process's Spark session
 
 
 def with_project_defaults(args: list[str], project_dir: Path = PROJECT_DIR) -> list[str]:
@@ -16,11 +19,24 @@ def with_project_defaults(args: list[str], project_dir: Path = PROJECT_DIR) -> l
     return args
 
 
+def target_name(args: list[str]) -> str:
+    """The profile output a dbt command runs on: ``--target``/``-t``, else ``CDCLAKE_TARGET``."""
+    for i, arg in enumerate(args):
+        if arg in ("--target", "-t") and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--target="):
+            return arg.split("=", 1)[1]
+    return os.environ.get("CDCLAKE_TARGET", EMBEDDED_TARGET)
+
+
 def invoke(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | None = None) -> bool:
     """Run one dbt command (e.g. ``["build", "--select", "marts"]``); True when it succeeded.
     ``callbacks`` receive dbt's events as they happen."""
     from dbt.cli.main import dbtRunner
 
+    moved = os.environ.get("CDCLAKE_TARGET_DIR") and project_dir == PROJECT_DIR
+    if moved:  # dbt's artifacts follow the target folder (env: `dbt debug` has no --target-path)
+        os.environ.setdefault("DBT_TARGET_PATH", str(target_dir()))
     result = dbtRunner(callbacks=callbacks or []).invoke(with_project_defaults(args, project_dir))
     if result.exception is not None:
         raise result.exception

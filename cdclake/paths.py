@@ -9,5 +9,7 @@ PROFILES_DIR = PROJECT_DIR / "profiles"
 
 
 def target_dir(project_dir: Path = PROJECT_DIR) -> Path:
-    """The project's target folder; the embedded warehouse and metastore live inside it."""
-    return project_dir / "target"
+    """The target folder: dbt's artifacts and the embedded warehouse and metastore.
+    ``CDCLAKE_TARGET_DIR`` moves it (e.g. a second workspace beside a running one)."""
+    override = os.environ.get("CDCLAKE_TARGET_DIR")
+    return Path(override).resolve() if override else project_dir / "target"

@@ -58,8 +58,16 @@ def delta_jar() -> Path | None:
     return None
 
 
-def create_session(warehouse_root: Path, app_name: str = "cdclake", shuffle_partitions: int = 4):
+def create_session(
+    warehouse_root: Path,
+    app_name: str = "cdclake",
+    shuffle_partitions: int = 4,
+    thrift_single_session: bool = False,
+):
     """Create (or return) the process's Spark session with its warehouse under ``warehouse_root``.
+
+    ``thrift_single_session``: a Thrift server started on this session hands every JDBC
+    connection this session itself (so they see its temporary UDFs); a static conf, set here.
 
     Sets ``CDCLAKE_TABLE_FORMAT`` (read by dbt_project.yml) to ``delta`` when Delta Lake's classes
     are on the classpath, else ``parquet``, and says which in one log line.
@@ -95,6 +103,8 @@ def create_session(warehouse_root: Path, app_name: str = "cdclake", shuffle_part
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={warehouse_root}")
         .enableHiveSupport()
     )
+    if thrift_single_session:
+        builder = builder.config("spark.sql.hive.thriftServer.singleSession", "true")
     jar = delta_jar()
     if jar is not None:
         builder = builder.config(

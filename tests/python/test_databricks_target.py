@@ -83,13 +83,6 @@ def test_cdclake_compiles_models_that_call_the_unity_catalog_functions(databrick
     assert f"{SCHEMA_PATH}.`cdc_timeuuid`(change_ts," in sql
 
 
-def test_the_target_comes_from_the_flag_or_the_environment():
-    assert cli.dbt_target(["build"], {}) == "local"
-    assert cli.dbt_target(["build"], {"CDCLAKE_TARGET": "databricks"}) == "databricks"
-    assert cli.dbt_target(["build", "--target", "local"], {"CDCLAKE_TARGET": "databricks"}) == "local"
-    assert cli.dbt_target(["build", "-t", "databricks"], {}) == "databricks"
-
-
 def test_every_udf_call_goes_through_cdc_udf(databricks_dbt):
     """A bare call would reach no function on Databricks (session UDFs exist only locally)."""
     bare_call = re.compile(r"(?<![\w'`.])(" + "|".join(UDF_NAMES) + r")\s*\(")
