@@ -7,8 +7,12 @@ from cdclake.paths import PROFILES_DIR, PROJECT_DIR
 
 
 def with_project_defaults(args: list[str], project_dir: Path = PROJECT_DIR) -> list[str]:
-    """Add ``--project-dir``/``--profiles-dir`` unless the user gave them."""
+    """Add ``--project-dir``/``--profiles-dir`` unless the user gave them. ``docs generate``
+    also gets ``--no-send-anonymous-usage-stats``, so the lineage site loads no tracker from
+    the internet (dbt-docs adds one when the manifest says usage stats are on)."""
     args = list(args)
+    if args[:2] == ["docs", "generate"] and not any("send-anonymous-usage-stats" in a for a in args):
+        args.append("--no-send-anonymous-usage-stats")
     if "--project-dir" not in args:
         args += ["--project-dir", str(project_dir)]
     if "--profiles-dir" not in args:
