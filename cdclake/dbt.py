@@ -1,17 +1,19 @@
 """Run dbt in this process, so that it uses the Spark session (and UDFs) created here."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from cdclake.paths import PROFILES_DIR, PROJECT_DIR
 
 
 def with_project_defaults(args: list[str], project_dir: Path = PROJECT_DIR) -> list[str]:
-    """Add ``--project-dir``/``--profiles-dir`` unless the user gave them. ``docs generate``
-    also gets ``--no-send-anonymous-usage-stats``, so the lineage site loads no tracker from
-    the internet (dbt-docs adds one when the manifest says usage stats are on)."""
+    """Add ``--project-dir``/``--profiles-dir`` unless the user gave them, and
+    ``--no-send-anonymous-usage-stats`` unless the user chose (flag or DBT_SEND_ANONYMOUS_USAGE_STATS):
+    nothing is sent to dbt Labs, and the docs site built from the manifest loads no tracker."""
     args = list(args)
-    if args[:2] == ["docs", "generate"] and not any("send-anonymous-usage-stats" in a for a in args):
+    chosen = "DBT_SEND_ANONYMOUS_USAGE_STATS" in os.environ or any("anonymous-usage-stats" in a for a in args)
+    if args and not args[0].startswith("-") and not chosen:
         args.append("--no-send-anonymous-usage-stats")
     if "--project-dir" not in args:
         args += ["--project-dir", str(project_dir)]

@@ -20,10 +20,10 @@ h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 0 0 10px;
         margin: 0 0 20px; }
 figure { margin: 0 0 20px; } figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { color: #555; font-size: 13px; margin-top: 8px; }
-table#summary { border-collapse: collapse; display: inline-table; }
-table#summary caption { text-align: left; font-weight: 600; padding-bottom: 6px; }
-table#summary th { text-align: left; font-weight: normal; color: #555; padding: 3px 28px 3px 0; }
-table#summary td { text-align: right; font-variant-numeric: tabular-nums; font-weight: 600; }
+table#summary { border-collapse: collapse; }
+table#summary caption { text-align: left; font-weight: 600; font-size: 17px; padding-bottom: 8px; }
+table#summary th { font-weight: normal; color: #666; font-size: 12px; text-align: left; padding: 0 32px 2px 0; }
+table#summary td { font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; padding: 0 32px 0 0; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; vertical-align: baseline; }
 svg text { font-family: system-ui, sans-serif; fill: #333; }
 svg .tick { font-size: 11px; fill: #666; } svg .label { font-size: 12px; }

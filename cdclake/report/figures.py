@@ -46,9 +46,10 @@ def summary_table(data: ReportData) -> str:
         ("generations", "generations", s["generations"]),
         ("hot_streams", "streams with log rows", len(data.hot_streams)),
     ]
-    cells = "".join(f'<tr {attrs(data_key=key)}><th scope="row">{label}</th><td>{value:,}</td></tr>'
-                    for key, label, value in rows)
-    return f'<section class="card"><table id="summary"><caption>Summary</caption>{cells}</table></section>'
+    head = "".join(f'<th scope="col">{label}</th>' for _, label, _ in rows)
+    values = "".join(f'<td {attrs(data_key=key)}>{value:,}</td>' for key, _, value in rows)
+    return (f'<section class="card"><table id="summary"><caption>Summary</caption>'
+            f"<tr>{head}</tr><tr>{values}</tr></table></section>")
 
 
 # --- 1. generations on a time line -------------------------------------------------------------
@@ -87,7 +88,7 @@ def timeline_figure(data: ReportData) -> str:
     w0, w1 = (bins[0].start_ms, bins[-1].end_ms) if bins else (None, None)
     first = min([g.ts_ms for g in gens] + ([w0] if bins else []))
     last = max([g.ts_ms for g in gens] + ([w1] if bins else []))
-    t0, t1 = first, last + max(last - first, 60_000) * 0.05
+    t0, t1 = first, last + max(last - first, 600_000) * 0.05
 
     def history_x(t: float) -> float:
         return x0 + (x1 - x0) * (t - t0) / (t1 - t0)
@@ -163,6 +164,12 @@ def ring_figure(data: ReportData) -> str:
                 f"stream {stream}: vnode {v.index}, shard {shard}, {rows} log rows",
                 cls="stream" + (" hot" if rows else ""), fill=HOT if rows else SHARD_COLORS[shard % len(SHARD_COLORS)],
                 data_stream_id=stream, data_shard=shard, data_log_rows=rows))
+    max_shards = max((len(v.streams) for v in vnodes), default=0)
+    legend = [("#3b6ea5", "vnodes: token ranges, alternating shades")]
+    legend += [(SHARD_COLORS[k % len(SHARD_COLORS)], f"stream of shard {k}") for k in range(min(max_shards, 8))]
+    legend += [(HOT, "stream with log rows")]
+    for i, (color, label) in enumerate(legend):
+        body += [rect(size + 20, 40 + i * 24, 14, 14, fill=color), text(size + 42, 52 + i * 24, label, cls="label")]
     latest = data.generations[-1] if data.generations else None
     shards = sorted({len(v.streams) for v in vnodes})
     used = sum(1 for v in vnodes for s in v.streams if s in hot)
@@ -176,7 +183,7 @@ def ring_figure(data: ReportData) -> str:
             f"{'/'.join(map(str, shards))} shard streams, from shard 0 inwards; {used} streams have log rows")
     if not draw_streams:
         desc += f"; the {total_streams} streams are too many to draw, so only vnodes are shown"
-    picture = svg("ring", size, size, "Token ring of the latest generation", desc, body)
+    picture = svg("ring", size + 220, size, "Token ring of the latest generation", desc, body)
     caption = ("The outer ring: one arc per vnode, its token range <code>(previous end, end]</code>, "
                "clockwise from the smallest token. Inner bands: the vnode's streams, one per shard "
                f"(shard 0 innermost); <span class='swatch' style='background:{HOT}'></span> streams that "

@@ -49,7 +49,7 @@ def artifact_path(name: str) -> Path:
 
 
 @contextmanager
-def chromium_page(width: int = 1400, height: int = 900):
+def chromium_page(width: int = 1400, height: int = 900, scale: float = 1):
     """A fresh headless Chromium (new empty profile) and one page; yields (page, PageLog).
     Requests to hosts other than loopback are refused (and logged)."""
     if not CHROMIUM.exists():
@@ -64,7 +64,7 @@ def chromium_page(width: int = 1400, height: int = 900):
     with tempfile.TemporaryDirectory(prefix="cdclake-chromium-") as profile, sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             profile, executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": width, "height": height}, device_scale_factor=1,
+            viewport={"width": width, "height": height}, device_scale_factor=scale,
         )
         try:
             def route(route):

@@ -107,11 +107,12 @@ def directed_path(edges: list[list[str]], start: str, goal: str) -> list[str] | 
 
 
 def test_lineage_graph_shows_the_path_from_the_mutations_source_to_a_log_table(docs_site):
-    with chromium_page(1600, 1000) as (page, log):
+    with chromium_page(1600, 1000, scale=2) as (page, log):  # scale 2: legible labels
         page.goto(f"{docs_site}/#!/model/{LOG_TABLE}")
         page.click("a[ng-click='onLauncherClick()']")  # the model's lineage graph
         page.click("a[ng-click='showExpanded()']")  # full size, selection +model+
         page.wait_for_function(f"() => document.querySelector('#cy')?._cyreg?.cy?.getElementById('{SOURCE}').length === 1")
+        page.mouse.move(800, 600)  # off the buttons: no tooltip over the graph
         page.wait_for_timeout(1000)  # let the layout's last frame paint before the screenshot
         graph = page.evaluate(READ_GRAPH_JS)
         page.screenshot(path=artifact_path("docs_lineage.png"))

@@ -20,7 +20,7 @@ READ_PAGE_JS = """() => {
     write_bins: all('#timeline rect.write-bin').map(e => [e.dataset.status, Number(e.dataset.count)]),
     stream_bars: all('#hot-streams rect.stream-bar').map(e => [e.dataset.streamId, Number(e.dataset.rows)]),
     rejected_bins: all('#rejected rect.rejected-bin').map(e => [e.dataset.reason, Number(e.dataset.count)]),
-    summary: Object.fromEntries(all('#summary tr').map(r => [r.dataset.key, Number(r.querySelector('td').textContent.replace(/,/g, ''))])),
+    summary: Object.fromEntries(all('#summary td').map(e => [e.dataset.key, Number(e.textContent.replace(/,/g, ''))])),
     figures: all('figure svg').map(svg => {
       const box = svg.getBoundingClientRect();
       const [title, desc] = svg.getAttribute('aria-labelledby').split(' ').map(id => document.getElementById(id));
