@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test replay-example seeds databricks-udfs lint docs bench clean
+.PHONY: setup demo test replay-example seeds databricks-udfs lint docs docs-serve report bench clean
 
 $(STAMP): pyproject.toml
 	@command -v java >/dev/null 2>&1 || { echo "java not found: Spark needs Java 17. Install it with: sudo apt-get install -y openjdk-17-jre-headless" >&2; exit 3; }
@@ -41,8 +41,16 @@ bench: $(STAMP)
 	cd bench && ../$(BIN)/python bench_range_join.py 2>/dev/null
 	cd bench && ../$(BIN)/python bench_generation.py 2>/dev/null
 
+## The lineage site: generate it from the last build, then serve it on http://127.0.0.1:8080.
 docs: $(STAMP)
 	$(BIN)/cdclake docs generate
+
+docs-serve: $(STAMP)
+	$(BIN)/cdclake docs serve --no-browser
+
+## A static HTML page with pictures of the last build: target/report/index.html.
+report: $(STAMP)
+	$(BIN)/cdclake report
 
 clean:
 	rm -rf target logs

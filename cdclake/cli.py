@@ -1,6 +1,8 @@
 """``cdclake``: prepares embedded Spark (session, warehouse, UDFs), then runs dbt or a replay.
 
     cdclake build|run|test|seed|compile|docs generate|... [dbt flags]   dbt, in this process
+    cdclake docs serve [--port N] [--host H] [--no-browser]           the lineage site of target/
+    cdclake report [--out PATH]        a static HTML page of the build's generations, streams, rejects
     cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table]
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
     cdclake serve [--host 127.0.0.1] [--port 10000]   a Spark Thrift server on the warehouse, UDFs set up
@@ -17,8 +19,10 @@ from cdclake.paths import target_dir
 log = logging.getLogger("cdclake")
 
 # dbt commands that never touch the warehouse, so need no Spark session
-COMMANDS_WITHOUT_SPARK = {"clean", "deps", "init", "parse", "ls", "list"}
+COMMANDS_WITHOUT_SPARK = {"clean", "deps", "init", "parse", "ls", "list", "docs serve"}
 COMMANDS_WITH_SUMMARY = {"build", "run"}
+
+
 def _setup_logging() -> None:
     """cdclake's own messages on stderr; other libraries' loggers (py4j, ...) stay quiet."""
     handler = logging.StreamHandler(sys.stderr)
@@ -62,10 +66,19 @@ def print_build_summary(spark) -> None:
         print(f"  generation {r.generation_ts_ms} ms: {r.streams_used} of its {r.streams} streams used")
 
 
+def dbt_command(args: list[str]) -> str:
+    """The dbt command of ``args``: its first word, or two for ``docs generate|serve``."""
+    if not args:
+        return ""
+    if args[0] == "docs" and len(args) > 1 and not args[1].startswith("-"):
+        return f"docs {args[1]}"
+    return args[0]
+
+
 def run_dbt(args: list[str]) -> int:
     from cdclake import dbt
 
-    command = args[0] if args else ""
+    command = dbt_command(args)
     spark = None
     target = dbt.target_name(args)
     if command not in COMMANDS_WITHOUT_SPARK and target == dbt.EMBEDDED_TARGET:
@@ -149,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
             from cdclake.serve import serve_main
 
             return serve_main(argv[1:])
+        if argv[0] == "report":
+            from cdclake.report import main as report_main
+
+            return report_main(argv[1:])
         if argv[0] == "generations":
             from cdclake.generations_cli import main as generations_main
 

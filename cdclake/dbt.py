@@ -10,8 +10,13 @@ EMBEDDED_TARGET = "local"  # the profile output that runs on this process's Spar
 
 
 def with_project_defaults(args: list[str], project_dir: Path = PROJECT_DIR) -> list[str]:
-    """Add ``--project-dir``/``--profiles-dir`` unless the user gave them."""
+    """Add ``--project-dir``/``--profiles-dir`` unless the user gave them, and
+    ``--no-send-anonymous-usage-stats`` unless the user chose (flag or DBT_SEND_ANONYMOUS_USAGE_STATS):
+    nothing is sent to dbt Labs, and the docs site built from the manifest loads no tracker."""
     args = list(args)
+    chosen = "DBT_SEND_ANONYMOUS_USAGE_STATS" in os.environ or any("anonymous-usage-stats" in a for a in args)
+    if args and not args[0].startswith("-") and not chosen:
+        args.append("--no-send-anonymous-usage-stats")
     if "--project-dir" not in args:
         args += ["--project-dir", str(project_dir)]
     if "--profiles-dir" not in args:
