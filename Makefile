@@ -19,8 +19,12 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/cdclake build
 
+## sqlfluff (sparksql dialect, .sqlfluff) over the models and macros; part of `make test`.
+lint: $(STAMP)
+	$(BIN)/sqlfluff lint models macros --processes 2
+
 ## Run the whole test suite (math vectors, driver property tests, CQL front door, dbt pipeline, acceptance corpus).
-test: $(STAMP)
+test: $(STAMP) lint
 	$(BIN)/python -m pytest
 
 ## Replay the example CQL script and print its log as a cqlsh-like grid.

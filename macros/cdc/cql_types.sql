@@ -51,11 +51,15 @@
         {{ return('map<' ~ cql_to_spark_type(args[0], udts) ~ ',' ~ cql_to_spark_type(args[1], udts) ~ '>') }}
     {%- elif t.startswith('tuple<') -%}
         {%- set fields = [] -%}
-        {%- for a in args -%}{%- do fields.append('f' ~ loop.index0 ~ ':' ~ cql_to_spark_type(a, udts)) -%}{%- endfor -%}
+        {%- for a in args -%}
+            {%- do fields.append('f' ~ loop.index0 ~ ':' ~ cql_to_spark_type(a, udts)) -%}
+        {%- endfor -%}
         {{ return('struct<' ~ fields | join(',') ~ '>') }}
     {%- elif t in udts -%}
         {%- set fields = [] -%}
-        {%- for f in udts[t] -%}{%- do fields.append('`' ~ f[0] ~ '`:' ~ cql_to_spark_type(f[1], udts)) -%}{%- endfor -%}
+        {%- for f in udts[t] -%}
+            {%- do fields.append('`' ~ f[0] ~ '`:' ~ cql_to_spark_type(f[1], udts)) -%}
+        {%- endfor -%}
         {{ return('struct<' ~ fields | join(',') ~ '>') }}
     {%- endif -%}
     {{ exceptions.raise_compiler_error("CQL type '" ~ type_text ~ "' has no Spark mapping yet") }}

@@ -72,21 +72,21 @@ typed as (
 )
 
 select
-    keyspace_name,
-    table_name,
-    column_name,
-    kind,
-    position,
-    cql_type,
-    clustering_order,
-    schema_version,
-    is_latest_version,
-    element_types.key_type is not null or udt_field_names is not null as is_multi_cell,
-    udt_field_names is not null as is_multi_cell_user_type,
-    if(udt_field_names is not null, 'smallint', element_types.key_type) as element_key_type,
+    typed.keyspace_name,
+    typed.table_name,
+    typed.column_name,
+    typed.kind,
+    typed.position,
+    typed.cql_type,
+    typed.clustering_order,
+    typed.schema_version,
+    typed.is_latest_version,
+    element_types.key_type is not null or typed.udt_field_names is not null as is_multi_cell,
+    typed.udt_field_names is not null as is_multi_cell_user_type,
+    if(typed.udt_field_names is not null, 'smallint', element_types.key_type) as element_key_type,
     -- a user type's element values have their field's type (see udt_field_types)
     element_types.value_type as element_value_type,
-    udt_field_names,
-    udt_field_types,
-    user_types_json
+    typed.udt_field_names,
+    typed.udt_field_types,
+    typed.user_types_json
 from typed

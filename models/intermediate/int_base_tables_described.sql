@@ -53,4 +53,4 @@ described as (
 
 )
 
-select * from described
+select * from described  -- noqa: AM04

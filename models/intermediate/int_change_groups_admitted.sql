@@ -2,6 +2,12 @@
     operating at that timestamp and ScyllaDB's admission verdict, from the coordinator's clock
     (cdc::metadata::get_stream, scylla-math.md §6.1; §6.2 with var cdc_admission_rule = 'pre_2024'). -#}
 {%- set leeway = var('cdc_generation_leeway_us') -%}
+{%- set rule = var('cdc_admission_rule') -%}
+{%- if rule not in ('current', 'pre_2024') -%}
+    {{ exceptions.raise_compiler_error(
+        "var cdc_admission_rule must be 'current' or 'pre_2024', got '" ~ rule ~ "'"
+    ) }}
+{%- endif %}
 with
 
 keyed_atoms as (
@@ -29,7 +35,12 @@ generations as (
 
 change_groups as (
 
-    select distinct write_id, keyspace_name, table_name, partition_key, change_ts
+    select distinct
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts
     from keyed_atoms
 
 ),
@@ -63,35 +74,33 @@ judged as (
 
     select
         *,
-        {% if var('cdc_admission_rule') == 'pre_2024' -%}
-        case
-            when change_ts > now_us + {{ leeway }} then 'future'
-            when now_generation_us is null then 'not_found_old'
-            when now_generation_us > change_ts then 'earlier'
-            when array_contains(unretrieved_timestamps, operating_generation_us) then 'unretrieved'
-            else 'ok'
-        end as verdict
-        {%- elif var('cdc_admission_rule') == 'current' -%}
-        case
-            when change_ts > now_us + {{ leeway }} then 'future'
-            when change_ts <= now_us - {{ leeway }}
-                and (
-                    leeway_generation_us is null
-                    or change_ts < leeway_generation_us
-                    -- the generation of now - leeway was already succeeded by now
-                    or array_min(filter(generation_timestamps, g -> g > leeway_generation_us)) <= now_us
-                )
-                then 'past'
-            when coalesce(leeway_generation_us, first_generation_us) is null
-                or change_ts < coalesce(leeway_generation_us, first_generation_us)
-                then 'not_found'
-            when array_contains(unretrieved_timestamps, operating_generation_us) then 'unretrieved'
-            else 'ok'
-        end as verdict
+        {% if rule == 'pre_2024' -%}
+            case
+                when change_ts > now_us + {{ leeway }} then 'future'
+                when now_generation_us is null then 'not_found_old'
+                when now_generation_us > change_ts then 'earlier'
+                when array_contains(unretrieved_timestamps, operating_generation_us) then 'unretrieved'
+                else 'ok'
+            end as verdict
         {%- else -%}
-        {{ exceptions.raise_compiler_error(
-            "var cdc_admission_rule must be 'current' or 'pre_2024', got '" ~ var('cdc_admission_rule') ~ "'"
-        ) }}
+            case
+                when change_ts > now_us + {{ leeway }} then 'future'
+                when
+                    change_ts <= now_us - {{ leeway }}
+                    and (
+                        leeway_generation_us is null
+                        or change_ts < leeway_generation_us
+                        -- the generation of now - leeway was already succeeded by now
+                        or array_min(filter(generation_timestamps, g -> g > leeway_generation_us)) <= now_us
+                    )
+                    then 'past'
+                when
+                    coalesce(leeway_generation_us, first_generation_us) is null
+                    or change_ts < coalesce(leeway_generation_us, first_generation_us)
+                    then 'not_found'
+                when array_contains(unretrieved_timestamps, operating_generation_us) then 'unretrieved'
+                else 'ok'
+            end as verdict
         {%- endif %}
     from located
 

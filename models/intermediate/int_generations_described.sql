@@ -10,7 +10,9 @@ generations as (
 
 token_ranges as (
 
-    select generation_ts_ms, count(*) as range_count
+    select
+        generation_ts_ms,
+        count(*) as range_count
     from {{ ref('int_token_ranges') }}
     group by generation_ts_ms
 

@@ -57,7 +57,13 @@ rows_read as (
     -- the static row, each clustered row written or deleted, the single row of a table without
     -- clustering key on a partition delete
     select
-        write_id, coordinator_now_us, keyspace_name, table_name, partition_key, is_static, row_position,
+        write_id,
+        coordinator_now_us,
+        keyspace_name,
+        table_name,
+        partition_key,
+        is_static,
+        row_position,
         max(if(piece_kind in ('clustered_upsert', 'row_tombstone'), bound_prefix, null)) as clustering_prefix
     from atoms
     where
@@ -73,7 +79,10 @@ rows_read as (
 write_shape as (
 
     select
-        write_id, keyspace_name, table_name, partition_key,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
         max(
             cdc_postimage or cdc_preimage = 'full'
         ) as reads_all_static_columns,
@@ -91,8 +100,12 @@ write_shape as (
 columns_written as (
 
     select
-        atoms.write_id, atoms.keyspace_name, atoms.table_name, atoms.partition_key,
-        atoms.is_static, atoms.column_name
+        atoms.write_id,
+        atoms.keyspace_name,
+        atoms.table_name,
+        atoms.partition_key,
+        atoms.is_static,
+        atoms.column_name
     from atoms
     inner join write_shape
         on
@@ -103,7 +116,13 @@ columns_written as (
     where
         atoms.column_name is not null
         and (atoms.is_static or atoms.row_position = write_shape.first_row_position)
-    group by 1, 2, 3, 4, 5, 6
+    group by
+        atoms.write_id,
+        atoms.keyspace_name,
+        atoms.table_name,
+        atoms.partition_key,
+        atoms.is_static,
+        atoms.column_name
 
 ),
 
@@ -111,10 +130,21 @@ earlier as (
 
     -- every earlier accepted atom of each row read, and the tombstones that may cover it
     select
-        rows_read.write_id, rows_read.keyspace_name, rows_read.table_name, rows_read.partition_key,
-        rows_read.is_static, rows_read.row_position, rows_read.coordinator_now_us as read_now_us,
-        history.atom_kind, history.piece_kind, history.column_name, history.element_key,
-        history.is_live, history.value, history.write_timestamp, history.ttl_seconds,
+        rows_read.write_id,
+        rows_read.keyspace_name,
+        rows_read.table_name,
+        rows_read.partition_key,
+        rows_read.is_static,
+        rows_read.row_position,
+        rows_read.coordinator_now_us as read_now_us,
+        history.atom_kind,
+        history.piece_kind,
+        history.column_name,
+        history.element_key,
+        history.is_live,
+        history.value,
+        history.write_timestamp,
+        history.ttl_seconds,
         history.coordinator_now_us as written_now_us,
         history.is_static = rows_read.is_static and history.row_position = rows_read.row_position
             as is_same_row
@@ -124,9 +154,9 @@ earlier as (
             rows_read.keyspace_name = history.keyspace_name
             and rows_read.table_name = history.table_name
             and rows_read.partition_key = history.partition_key
-            and history.write_id < rows_read.write_id
+            and rows_read.write_id > history.write_id
             and (
-                (history.is_static = rows_read.is_static and history.row_position = rows_read.row_position)
+                (rows_read.is_static = history.is_static and rows_read.row_position = history.row_position)
                 or history.piece_kind = 'partition_tombstone'
                 or (
                     history.piece_kind = 'range_tombstone' and not rows_read.is_static
@@ -141,7 +171,12 @@ row_deletions as (
 
     -- the newest row, range or partition tombstone covering each row read
     select
-        write_id, keyspace_name, table_name, partition_key, is_static, row_position,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        is_static,
+        row_position,
         max(if(
             atom_kind in ('row_tombstone', 'range_tombstone', 'partition_tombstone'), write_timestamp, null
         )) as deleted_up_to
@@ -153,7 +188,13 @@ row_deletions as (
 collection_deletions as (
 
     select
-        write_id, keyspace_name, table_name, partition_key, is_static, row_position, column_name,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        is_static,
+        row_position,
+        column_name,
         max(write_timestamp) as deleted_up_to
     from earlier
     where atom_kind = 'collection_tombstone'
@@ -165,8 +206,16 @@ winning_cells as (
 
     -- last write wins: highest timestamp, then a dead cell, then the greater value
     select
-        write_id, keyspace_name, table_name, partition_key, is_static, row_position, read_now_us,
-        atom_kind, column_name, element_key,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        is_static,
+        row_position,
+        read_now_us,
+        atom_kind,
+        column_name,
+        element_key,
         max(struct(
             write_timestamp, not is_live as is_dead, value, ttl_seconds, written_now_us
         )) as winner
@@ -218,8 +267,13 @@ row_liveness as (
 
     -- a clustered row exists iff its marker or any of its cells is live
     select
-        rows_read.write_id, rows_read.keyspace_name, rows_read.table_name, rows_read.partition_key,
-        rows_read.is_static, rows_read.row_position, rows_read.clustering_prefix,
+        rows_read.write_id,
+        rows_read.keyspace_name,
+        rows_read.table_name,
+        rows_read.partition_key,
+        rows_read.is_static,
+        rows_read.row_position,
+        rows_read.clustering_prefix,
         count(live_cells.atom_kind) > 0 as is_live
     from rows_read
     left join live_cells
@@ -230,16 +284,29 @@ row_liveness as (
             and rows_read.partition_key = live_cells.partition_key
             and rows_read.is_static = live_cells.is_static
             and rows_read.row_position = live_cells.row_position
-    group by 1, 2, 3, 4, 5, 6, 7
+    group by
+        rows_read.write_id,
+        rows_read.keyspace_name,
+        rows_read.table_name,
+        rows_read.partition_key,
+        rows_read.is_static,
+        rows_read.row_position,
+        rows_read.clustering_prefix
 
 ),
 
 read_cells as (
 
     select
-        live_cells.write_id, live_cells.keyspace_name, live_cells.table_name, live_cells.partition_key,
-        live_cells.is_static, live_cells.row_position,
-        live_cells.column_name, live_cells.element_key, live_cells.winner.value as value
+        live_cells.write_id,
+        live_cells.keyspace_name,
+        live_cells.table_name,
+        live_cells.partition_key,
+        live_cells.is_static,
+        live_cells.row_position,
+        live_cells.column_name,
+        live_cells.element_key,
+        live_cells.winner.value
     from live_cells
     inner join write_shape
         on
@@ -265,13 +332,33 @@ read_cells as (
 )
 
 select
-    write_id, keyspace_name, table_name, partition_key, is_static, row_position, clustering_prefix,
-    true as is_row, is_live, null as column_name, null as element_key, null as value
+    write_id,
+    keyspace_name,
+    table_name,
+    partition_key,
+    is_static,
+    row_position,
+    clustering_prefix,
+    true as is_row,
+    is_live,
+    null as column_name,
+    null as element_key,
+    null as value
 from row_liveness
 
 union all
 
 select
-    write_id, keyspace_name, table_name, partition_key, is_static, row_position, null as clustering_prefix,
-    false as is_row, true as is_live, column_name, element_key, value
+    write_id,
+    keyspace_name,
+    table_name,
+    partition_key,
+    is_static,
+    row_position,
+    null as clustering_prefix,
+    false as is_row,
+    true as is_live,
+    column_name,
+    element_key,
+    value
 from read_cells

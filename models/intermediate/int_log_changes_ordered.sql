@@ -30,12 +30,14 @@ with_marker as (
     from keyed_atoms
     window
         change as (
-            partition by write_id, keyspace_name, table_name, partition_key, change_ts,
-            piece_kind, clustering_position, ttl_key
+            partition by
+                write_id, keyspace_name, table_name, partition_key, change_ts,
+                piece_kind, clustering_position, ttl_key
         ),
         change_column as (
-            partition by write_id, keyspace_name, table_name, partition_key, change_ts,
-            piece_kind, clustering_position, ttl_key, column_name
+            partition by
+                write_id, keyspace_name, table_name, partition_key, change_ts,
+                piece_kind, clustering_position, ttl_key, column_name
         )
 
 ),
@@ -59,13 +61,14 @@ classified as (
             when 'static_upsert' then 1
             when 'clustered_upsert' then if(is_insert, 2, 1)
             when 'row_tombstone' then 3
-            when 'range_tombstone' then
-                case bound_kind
-                    when 'start_inclusive' then 5
-                    when 'start_exclusive' then 6
-                    when 'end_inclusive' then 7
-                    when 'end_exclusive' then 8
-                end
+            when 'range_tombstone'
+                then
+                    case bound_kind
+                        when 'start_inclusive' then 5
+                        when 'start_exclusive' then 6
+                        when 'end_inclusive' then 7
+                        when 'end_exclusive' then 8
+                    end
             when 'partition_tombstone' then 4
         end as operation,
         -- split path: static, INSERTs, UPDATEs, row deletes, range deletes, partition delete;
@@ -89,7 +92,7 @@ numbered as (
         dense_rank() over (
             partition by write_id, keyspace_name, table_name, partition_key, change_ts
             order by
-                emission_rank, clustering_position, ttl_key, range_end_position,
+                emission_rank asc, clustering_position asc, ttl_key asc, range_end_position asc,
                 bound_side desc
         ) - 1 as batch_seq_no
     from classified

@@ -45,7 +45,8 @@ reads as (
 
 rows_read as (
 
-    select * from reads where is_row
+    select * from reads
+    where is_row
 
 ),
 
@@ -76,30 +77,55 @@ events as (
     -- the read (group 0), then per group the upserts (a collection tombstone before its
     -- elements), then the deletes that erase rows
     select
-        write_id, keyspace_name, table_name, partition_key, is_static, row_position,
-        0 as position, if(is_row, 'exists', 'cell') as event_kind,
-        column_name, element_key, true as is_live, value
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        is_static,
+        row_position,
+        0 as position,
+        if(is_row, 'exists', 'cell') as event_kind,
+        column_name,
+        element_key,
+        true as is_live,
+        value
     from reads
     where not is_row or is_live
 
     union all
 
     select
-        write_id, keyspace_name, table_name, partition_key, is_static, row_position,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        is_static,
+        row_position,
         group_no * 100 + 10 + if(atom_kind = 'cell', 1, 0) as position,
         case atom_kind when 'cell' then 'cell' when 'collection_tombstone' then 'reset' else 'touch' end
             as event_kind,
-        column_name, element_key, is_live, value
+        column_name,
+        element_key,
+        is_live,
+        value
     from changes
     where piece_kind in ('static_upsert', 'clustered_upsert')
 
     union all
 
     select
-        rows_read.write_id, rows_read.keyspace_name, rows_read.table_name, rows_read.partition_key,
-        rows_read.is_static, rows_read.row_position,
-        changes.group_no * 100 + 20 as position, 'erase' as event_kind,
-        null as column_name, null as element_key, null as is_live, null as value
+        rows_read.write_id,
+        rows_read.keyspace_name,
+        rows_read.table_name,
+        rows_read.partition_key,
+        rows_read.is_static,
+        rows_read.row_position,
+        changes.group_no * 100 + 20 as position,
+        'erase' as event_kind,
+        null as column_name,
+        null as element_key,
+        null as is_live,
+        null as value
     from changes
     inner join rows_read
         on
@@ -113,8 +139,8 @@ events as (
                 or (changes.piece_kind = 'row_tombstone' and changes.row_position = rows_read.row_position)
                 or (
                     changes.piece_kind = 'range_tombstone'
-                    and rows_read.row_position > changes.clustering_position
-                    and rows_read.row_position < changes.range_end_position
+                    and changes.clustering_position < rows_read.row_position
+                    and changes.range_end_position > rows_read.row_position
                 )
             )
 
@@ -124,8 +150,17 @@ affected as (
 
     -- the rows each group writes or deletes, with the columns it affects (all for a delete)
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, group_no,
-        schema_version, cdc_preimage, cdc_postimage, is_static, row_position,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        group_no,
+        schema_version,
+        cdc_preimage,
+        cdc_postimage,
+        is_static,
+        row_position,
         max(if(piece_kind in ('clustered_upsert', 'row_tombstone'), clustering_prefix, null))
             as clustering_prefix,
         max(piece_kind in ('static_upsert', 'clustered_upsert')) as is_upserted,
@@ -144,25 +179,41 @@ affected as (
 points as (
 
     -- where an image may be taken: before a group's deltas (pre) or after them (post)
-    select affected.*, 'pre' as image_kind, group_no * 100 as state_position
+    select
+        affected.*,
+        'pre' as image_kind,
+        affected.group_no * 100 as state_position
     from affected
-    where cdc_preimage != 'false'
+    where affected.cdc_preimage != 'false'
 
     union all
 
-    select affected.*, 'post' as image_kind, group_no * 100 + 99 as state_position
+    select
+        affected.*,
+        'post' as image_kind,
+        affected.group_no * 100 + 99 as state_position
     from affected
-    where cdc_postimage and is_upserted
+    where affected.cdc_postimage and affected.is_upserted
 
 ),
 
 point_events as (
 
     select
-        points.write_id, points.keyspace_name, points.table_name, points.partition_key,
-        points.change_ts, points.is_static, points.row_position, points.image_kind,
-        events.position, events.event_kind, events.column_name, events.element_key,
-        events.is_live, events.value,
+        points.write_id,
+        points.keyspace_name,
+        points.table_name,
+        points.partition_key,
+        points.change_ts,
+        points.is_static,
+        points.row_position,
+        points.image_kind,
+        events.position,
+        events.event_kind,
+        events.column_name,
+        events.element_key,
+        events.is_live,
+        events.value,
         max(if(events.event_kind = 'erase', events.position, null)) over point as erased_at,
         max(if(events.event_kind = 'reset', events.position, null)) over (point_column) as reset_at
     from points
@@ -174,15 +225,17 @@ point_events as (
             and points.partition_key = events.partition_key
             and points.is_static = events.is_static
             and points.row_position = events.row_position
-            and events.position < points.state_position
+            and points.state_position > events.position
     window
         point as (
-            partition by points.write_id, points.keyspace_name, points.table_name, points.partition_key,
-            points.change_ts, points.is_static, points.row_position, points.image_kind
+            partition by
+                points.write_id, points.keyspace_name, points.table_name, points.partition_key,
+                points.change_ts, points.is_static, points.row_position, points.image_kind
         ),
         point_column as (
-            partition by points.write_id, points.keyspace_name, points.table_name, points.partition_key,
-            points.change_ts, points.is_static, points.row_position, points.image_kind, events.column_name
+            partition by
+                points.write_id, points.keyspace_name, points.table_name, points.partition_key,
+                points.change_ts, points.is_static, points.row_position, points.image_kind, events.column_name
         )
 
 ),
@@ -193,7 +246,14 @@ row_presence as (
     -- upsert of the write); a static row when an earlier group of the write touched it (or,
     -- below, it has a value)
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, is_static, row_position, image_kind,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        is_static,
+        row_position,
+        image_kind,
         coalesce(
             not max_by(event_kind = 'erase', position) filter (where event_kind = 'exists' or position >= 100),
             false
@@ -208,8 +268,16 @@ last_cells as (
 
     -- each column's (or element's) last event since its column was last emptied
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, is_static, row_position, image_kind,
-        column_name, element_key,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        is_static,
+        row_position,
+        image_kind,
+        column_name,
+        element_key,
         max_by(struct(is_live, value), position) as last_cell,
         max(if(not is_live, position, null)) as last_removal,
         min(if(is_live, position, null)) as first_addition
@@ -228,7 +296,14 @@ column_touches as (
     -- columns the write itself wrote since they were last emptied (a user type written by the
     -- write is never null again, §9.7)
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, is_static, row_position, image_kind,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        is_static,
+        row_position,
+        image_kind,
         column_name
     from point_events
     where
@@ -243,8 +318,14 @@ column_touches as (
 column_states as (
 
     select
-        last_cells.write_id, last_cells.keyspace_name, last_cells.table_name, last_cells.partition_key,
-        last_cells.change_ts, last_cells.is_static, last_cells.row_position, last_cells.image_kind,
+        last_cells.write_id,
+        last_cells.keyspace_name,
+        last_cells.table_name,
+        last_cells.partition_key,
+        last_cells.change_ts,
+        last_cells.is_static,
+        last_cells.row_position,
+        last_cells.image_kind,
         last_cells.column_name,
         base_columns.is_multi_cell,
         base_columns.is_multi_cell_user_type,
@@ -255,7 +336,8 @@ column_states as (
         collect_list(if(
             last_cells.element_key is not null and last_cells.last_cell.is_live,
             struct(
-                {{ cdc_udf('cdc_value_sort_key') }}(last_cells.element_key, base_columns.element_key_type) as element_position,
+                {{ cdc_udf('cdc_value_sort_key') }}(last_cells.element_key, base_columns.element_key_type)
+                    as element_position,
                 last_cells.element_key as element_key,
                 last_cells.last_cell.value as value
             ),
@@ -269,7 +351,20 @@ column_states as (
             last_cells.keyspace_name = base_columns.keyspace_name
             and last_cells.table_name = base_columns.table_name
             and last_cells.column_name = base_columns.column_name
-    group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
+    group by
+        last_cells.write_id,
+        last_cells.keyspace_name,
+        last_cells.table_name,
+        last_cells.partition_key,
+        last_cells.change_ts,
+        last_cells.is_static,
+        last_cells.row_position,
+        last_cells.image_kind,
+        last_cells.column_name,
+        base_columns.is_multi_cell,
+        base_columns.is_multi_cell_user_type,
+        base_columns.udt_field_names,
+        base_columns.element_value_type is not null
 
 ),
 
@@ -278,12 +373,12 @@ column_values as (
     select
         column_states.*,
         case
-            when not is_multi_cell then atomic_value
-            when is_multi_cell_user_type then {{ cdc_user_type_json(
+            when not column_states.is_multi_cell then column_states.atomic_value
+            when column_states.is_multi_cell_user_type then {{ cdc_user_type_json(
                 'udt_field_names',
                 'map_from_entries(transform(live_elements, e -> struct(cast(e.element_key as int), e.value)))'
             ) }}
-            when size(live_elements) > 0 or is_emptied
+            when size(column_states.live_elements) > 0 or column_states.is_emptied
                 then {{ cdc_elements_json('live_elements', 'is_keyed') }}
         end as value
     from column_states
@@ -337,7 +432,13 @@ state_values as (
 static_with_values as (
 
     select distinct
-        write_id, keyspace_name, table_name, partition_key, change_ts, row_position, image_kind
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        row_position,
+        image_kind
     from state_values
     where is_static and value is not null
 
@@ -385,7 +486,7 @@ emitted as (
         -- static row first, then clustered rows in clustering order
         dense_rank() over (
             partition by write_id, keyspace_name, table_name, partition_key, change_ts, image_kind
-            order by is_static desc, row_position
+            order by is_static desc, row_position asc
         ) - 1 as image_seq
     from image_rows
     where is_emitted
@@ -417,8 +518,12 @@ image_columns as (
 image_cells as (
 
     select
-        image_columns.write_id, image_columns.keyspace_name, image_columns.table_name,
-        image_columns.partition_key, image_columns.change_ts, image_columns.image_kind,
+        image_columns.write_id,
+        image_columns.keyspace_name,
+        image_columns.table_name,
+        image_columns.partition_key,
+        image_columns.change_ts,
+        image_columns.image_kind,
         image_columns.image_seq,
         if(state_values.value is null, concat('cdc$deleted_', image_columns.column_name), image_columns.column_name)
             as column_name,
@@ -440,14 +545,31 @@ image_cells as (
 )
 
 select
-    write_id, keyspace_name, table_name, partition_key, change_ts, image_kind, image_seq, operation,
+    write_id,
+    keyspace_name,
+    table_name,
+    partition_key,
+    change_ts,
+    image_kind,
+    image_seq,
+    operation,
     if(is_static, null, clustering_prefix) as clustering_prefix,
-    null as column_name, null as value
+    null as column_name,
+    null as value
 from emitted
 
 union all
 
 select
-    write_id, keyspace_name, table_name, partition_key, change_ts, image_kind, image_seq,
-    null as operation, null as clustering_prefix, column_name, value
+    write_id,
+    keyspace_name,
+    table_name,
+    partition_key,
+    change_ts,
+    image_kind,
+    image_seq,
+    null as operation,
+    null as clustering_prefix,
+    column_name,
+    value
 from image_cells

@@ -26,16 +26,31 @@ change_groups as (
 unnumbered as (
 
     select distinct
-        write_id, keyspace_name, table_name, partition_key, change_ts,
-        1 as phase, batch_seq_no as phase_seq, operation, cdc_ttl, clustering_prefix
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        1 as phase,
+        batch_seq_no as phase_seq,
+        operation,
+        cdc_ttl,
+        clustering_prefix
     from changes
 
     union all
 
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts,
-        if(image_kind = 'pre', 0, 2) as phase, image_seq as phase_seq, operation,
-        cast(null as bigint) as cdc_ttl, clustering_prefix
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        if(image_kind = 'pre', 0, 2) as phase,
+        image_seq as phase_seq,
+        operation,
+        cast(null as bigint) as cdc_ttl,
+        clustering_prefix
     from images
 
 ),

@@ -35,18 +35,18 @@ ranges_as_bounds as (
     select
         atoms.*,
         bound.bound_side,
-        case when bound.bound_side = 'start' then range_start else range_end end as bound_prefix,
+        case when bound.bound_side = 'start' then atoms.range_start else atoms.range_end end as bound_prefix,
         case
-            when bound.bound_side = 'start' and range_start_inclusive then 'start_inclusive'
+            when bound.bound_side = 'start' and atoms.range_start_inclusive then 'start_inclusive'
             when bound.bound_side = 'start' then 'start_exclusive'
-            when range_end_inclusive then 'end_inclusive'
+            when atoms.range_end_inclusive then 'end_inclusive'
             else 'end_exclusive'
         end as bound_kind
     from atoms
-    lateral view explode(array(
-        named_struct('bound_side', 'start'),
-        named_struct('bound_side', 'end')
-    )) bound_sides as bound
+        lateral view explode(array(
+            named_struct('bound_side', 'start'),
+            named_struct('bound_side', 'end')
+        )) bound_sides as bound
     where atoms.atom_kind = 'range_tombstone'
 
 ),
@@ -107,7 +107,8 @@ keyed as (
         {{ cdc_udf('cdc_clustering_sort_key') }}(
             case
                 when pieces.atom_kind = 'range_tombstone' then pieces.range_start
-                when pieces.atom_kind in ('cell', 'row_marker', 'row_tombstone', 'collection_tombstone')
+                when
+                    pieces.atom_kind in ('cell', 'row_marker', 'row_tombstone', 'collection_tombstone')
                     and pieces.column_kind is distinct from 'static'
                     then coalesce(pieces.clustering_key, '{}')
             end,
@@ -140,10 +141,14 @@ mutation_shape as (
     -- should_split (cdc/split.cc should_split_visitor) from whole-mutation facts
     select
         *,
-        size(collect_set(if(atom_kind != 'partition_tombstone', change_ts, null))
-            over mutation) as distinct_timestamps,
-        size(collect_set(if(atom_kind != 'partition_tombstone', ttl_key, null))
-            over mutation) as distinct_ttls,
+        size(
+            collect_set(if(atom_kind != 'partition_tombstone', change_ts, null))
+                over mutation
+        ) as distinct_timestamps,
+        size(
+            collect_set(if(atom_kind != 'partition_tombstone', ttl_key, null))
+                over mutation
+        ) as distinct_ttls,
         max(piece_kind = 'static_upsert') over mutation as has_static,
         max(piece_kind in ('clustered_upsert', 'row_tombstone')) over mutation as has_clustered,
         max(piece_kind = 'range_tombstone') over mutation as has_range,

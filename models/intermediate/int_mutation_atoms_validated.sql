@@ -112,7 +112,8 @@ checked as (
                 )
             when not is_known_table
                 then concat('table_name: unknown table ', keyspace_name, '.', table_name)
-            when atom_kind is null
+            when
+                atom_kind is null
                 or atom_kind not in (
                     'row_marker', 'cell', 'row_tombstone', 'range_tombstone', 'partition_tombstone',
                     'collection_tombstone'
@@ -129,11 +130,17 @@ checked as (
                 )
             when atom_kind = 'collection_tombstone' and not is_multi_cell
                 then concat('atom_kind: ', column_name, ' is not a non-frozen collection')
-            when atom_kind = 'collection_tombstone'
+            when
+                atom_kind = 'collection_tombstone'
                 and (value is not null or element_key is not null or ttl_seconds is not null)
                 then 'value/element_key/ttl_seconds: a collection tombstone carries none of them'
             when atom_kind = 'cell' and is_multi_cell and element_key is null
-                then concat('element_key: ', column_name, ' is a non-frozen collection or user type, its cells need an element key')
+                then
+                    concat(
+                        'element_key: ',
+                        column_name,
+                        ' is a non-frozen collection or user type, its cells need an element key'
+                    )
             when atom_kind = 'cell' and not coalesce(is_multi_cell, false) and element_key is not null
                 then concat('element_key: ', column_name, ' is not a non-frozen collection or user type')
             when atom_kind = 'cell' and column_kind in ('partition_key', 'clustering')
@@ -148,7 +155,8 @@ checked as (
                 then concat('value: the live cell of column ', column_name, ' has no value')
             when atom_kind = 'cell' and is_live and value is null and not coalesce(is_multi_cell, false)
                 then concat('value: the live cell of column ', column_name, ' has no value')
-            when atom_kind = 'cell' and is_multi_cell_user_type and element_key_error is null
+            when
+                atom_kind = 'cell' and is_multi_cell_user_type and element_key_error is null
                 and element_value_type is null
                 then concat('element_key: user type column ', column_name, ' has no field ', element_key)
             when atom_kind = 'cell' and is_multi_cell and element_value_type is null and value is not null
@@ -167,7 +175,8 @@ checked as (
             when clustering_key_error is not null then concat('clustering_key: ', clustering_key_error)
             when atom_kind = 'range_tombstone' and not has_clustering_key
                 then 'atom_kind: a range tombstone needs a table with clustering columns'
-            when atom_kind = 'range_tombstone'
+            when
+                atom_kind = 'range_tombstone'
                 and (
                     range_start is null or range_end is null
                     or range_start_inclusive is null or range_end_inclusive is null

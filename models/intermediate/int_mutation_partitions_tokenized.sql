@@ -49,12 +49,12 @@ tokenized as (
 )
 
 select
-    write_id,
-    keyspace_name,
-    table_name,
-    partition_key,
-    token_result.token as token,
-    partition_key_members,
+    tokenized.write_id,
+    tokenized.keyspace_name,
+    tokenized.table_name,
+    tokenized.partition_key,
+    token_result.token,
+    tokenized.partition_key_members,
     case
         when token_result.error is not null then concat('partition_key: ', token_result.error)
     end as problem

@@ -20,42 +20,42 @@ pieces as (
     select
         token_ranges.*,
         generations.bin_bits,
-        piece
+        range_pieces.piece
     from token_ranges
     inner join generations
         on token_ranges.generation_ts_ms = generations.generation_ts_ms
-    lateral view explode(
-        case
-            when not token_ranges.is_wrapping
-                then array(named_struct('lo', token_ranges.range_start + 1, 'hi', token_ranges.range_end))
-            when token_ranges.range_start = {{ max_token() }}
-                then array(named_struct('lo', {{ min_token() }}, 'hi', token_ranges.range_end))
-            else array(
-                named_struct('lo', token_ranges.range_start + 1, 'hi', {{ max_token() }}),
-                named_struct('lo', {{ min_token() }}, 'hi', token_ranges.range_end)
-            )
-        end
-    ) range_pieces as piece
+        lateral view explode(
+            case
+                when not token_ranges.is_wrapping
+                    then array(named_struct('lo', token_ranges.range_start + 1, 'hi', token_ranges.range_end))
+                when token_ranges.range_start = {{ max_token() }}
+                    then array(named_struct('lo', {{ min_token() }}, 'hi', token_ranges.range_end))
+                else array(
+                    named_struct('lo', token_ranges.range_start + 1, 'hi', {{ max_token() }}),
+                    named_struct('lo', {{ min_token() }}, 'hi', token_ranges.range_end)
+                )
+            end
+        ) range_pieces as piece
 
 ),
 
 binned as (
 
     select
-        generation_ts_ms,
-        vnode_index,
-        range_start,
-        range_end,
-        shard_count,
-        ignore_msb,
-        streams,
+        pieces.generation_ts_ms,
+        pieces.vnode_index,
+        pieces.range_start,
+        pieces.range_end,
+        pieces.shard_count,
+        pieces.ignore_msb,
+        pieces.streams,
         piece.lo as piece_lo,
         piece.hi as piece_hi,
-        token_bin
+        pieces.token_bin
     from pieces
-    lateral view explode(
-        sequence({{ token_bin('piece.lo', 'bin_bits') }}, {{ token_bin('piece.hi', 'bin_bits') }})
-    ) piece_bins as token_bin
+        lateral view explode(
+            sequence({{ token_bin('piece.lo', 'bin_bits') }}, {{ token_bin('piece.hi', 'bin_bits') }})
+        ) piece_bins as token_bin
 
 )
 

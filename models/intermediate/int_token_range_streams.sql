@@ -18,4 +18,4 @@ select
     stream.pos as shard,
     stream.col as stream_id
 from token_ranges
-lateral view posexplode(token_ranges.streams) stream
+    lateral view posexplode(token_ranges.streams) stream

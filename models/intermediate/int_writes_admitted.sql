@@ -51,7 +51,7 @@ select
     coalesce(writes.problem_partition_key, first_refusal.refusal.partition_key) as partition_key,
     writes.problem_atom_kind as atom_kind,
     writes.problem_column_name as column_name,
-    first_refusal.refusal.change_ts as change_ts
+    first_refusal.refusal.change_ts
 from writes
 left join first_refusal
     on writes.write_id = first_refusal.write_id

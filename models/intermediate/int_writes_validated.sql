@@ -18,7 +18,13 @@ partitions as (
 problems as (
 
     select
-        write_id, keyspace_name, table_name, partition_key, atom_kind, column_name, problem,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        atom_kind,
+        column_name,
+        problem,
         0 as problem_source
     from atoms
     where problem is not null
@@ -26,8 +32,14 @@ problems as (
     union all
 
     select
-        write_id, keyspace_name, table_name, partition_key, null as atom_kind,
-        null as column_name, problem, 1 as problem_source
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        null as atom_kind,
+        null as column_name,
+        problem,
+        1 as problem_source
     from partitions
     where problem is not null
 
@@ -66,7 +78,7 @@ select
     first_problem.problem_row.partition_key as problem_partition_key,
     first_problem.problem_row.atom_kind as problem_atom_kind,
     first_problem.problem_row.column_name as problem_column_name,
-    first_problem.problem_row.problem as problem
+    first_problem.problem_row.problem
 from writes
 left join first_problem
     on writes.write_id = first_problem.write_id

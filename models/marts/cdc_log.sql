@@ -35,10 +35,15 @@ base_columns as (
 key_cells as (
 
     select
-        log_rows.write_id, log_rows.keyspace_name, log_rows.table_name, log_rows.partition_key,
-        log_rows.change_ts, log_rows.phase, log_rows.phase_seq,
-        key_column_name as column_name,
-        key_column_value as value
+        log_rows.write_id,
+        log_rows.keyspace_name,
+        log_rows.table_name,
+        log_rows.partition_key,
+        log_rows.change_ts,
+        log_rows.phase,
+        log_rows.phase_seq,
+        key_columns.key_column_name as column_name,
+        key_columns.key_column_value as value
     from log_rows
     inner join partitions
         on
@@ -46,12 +51,12 @@ key_cells as (
             and log_rows.keyspace_name = partitions.keyspace_name
             and log_rows.table_name = partitions.table_name
             and log_rows.partition_key = partitions.partition_key
-    lateral view explode(
-        map_concat(
-            partitions.partition_key_members,
-            coalesce({{ cdc_udf('cdc_json_members') }}(log_rows.clustering_prefix), map())
-        )
-    ) key_columns as key_column_name, key_column_value
+        lateral view explode(
+            map_concat(
+                partitions.partition_key_members,
+                coalesce({{ cdc_udf('cdc_json_members') }}(log_rows.clustering_prefix), map())
+            )
+        ) key_columns as key_column_name, key_column_value
 
 ),
 
@@ -89,7 +94,13 @@ value_cells as (
     -- an atomic cell: its value, or cdc$deleted_<column> for a dead cell; a collection
     -- tombstone: cdc$deleted_<column>
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, 1 as phase, batch_seq_no as phase_seq,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        1 as phase,
+        batch_seq_no as phase_seq,
         if(is_live, column_name, concat('cdc$deleted_', column_name)) as column_name,
         if(is_live, value, 'true') as value
     from logged_values
@@ -102,7 +113,13 @@ element_cells as (
     -- a collection's elements in CQL order: live ones make the column's value ({"map": [[k, v]]}
     -- for maps and lists, {"set": [e]} for sets), dead ones cdc$deleted_elements_<column>
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, 1 as phase, batch_seq_no as phase_seq,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        1 as phase,
+        batch_seq_no as phase_seq,
         if(is_live, column_name, concat('cdc$deleted_elements_', column_name)) as column_name,
         {{ cdc_elements_json(
             'collect_list(struct(element_position, element_key, value))',
@@ -122,13 +139,25 @@ user_type_cells as (
     -- ({"udt": {"f": v, ...}}). ScyllaDB writes it whenever the column is in the change, even
     -- when no field got a value (scylla-log.md §5 quirk).
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts, 1 as phase, batch_seq_no as phase_seq,
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        1 as phase,
+        batch_seq_no as phase_seq,
         column_name,
         {{ cdc_user_type_json('udt_field_names', 'written_fields') }} as value
     from (
         select
-            write_id, keyspace_name, table_name, partition_key, change_ts, batch_seq_no,
-            column_name, udt_field_names,
+            write_id,
+            keyspace_name,
+            table_name,
+            partition_key,
+            change_ts,
+            batch_seq_no,
+            column_name,
+            udt_field_names,
             map_from_entries(collect_list(
                 if(is_live and element_key is not null, struct(cast(element_key as int), value), null)
             )) as written_fields
@@ -152,8 +181,15 @@ cells as (
     select * from user_type_cells
     union all
     select
-        write_id, keyspace_name, table_name, partition_key, change_ts,
-        if(image_kind = 'pre', 0, 2) as phase, image_seq as phase_seq, column_name, value
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        if(image_kind = 'pre', 0, 2) as phase,
+        image_seq as phase_seq,
+        column_name,
+        value
     from {{ ref('int_log_images') }}
     where column_name is not null
 

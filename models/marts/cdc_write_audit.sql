@@ -22,7 +22,12 @@ log_rows as (
 
     select count(*) as log_rows
     from (
-        select distinct keyspace_name, table_name, `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`
+        select distinct
+            keyspace_name,
+            table_name,
+            `cdc$stream_id`,
+            `cdc$time`,
+            `cdc$batch_seq_no`
         from {{ ref('cdc_log') }}
     ) as distinct_log_rows
 

@@ -6,6 +6,11 @@
     last is rewritten; with no CDC log table nothing is. `now` is var cdc_v1_rewrite_now_ms
     (default: the clock of the latest input write). -#}
 {%- set clock_margin_ms = 10000 -%}
+{%- if var('cdc_v1_rewrite_now_ms', none) is not none -%}
+    {%- set rewrite_now_ms = 'cast(' ~ var('cdc_v1_rewrite_now_ms') ~ ' as bigint)' -%}
+{%- else -%}
+    {%- set rewrite_now_ms = 'max(coordinator_now_us) div 1000' -%}
+{%- endif %}
 with
 
 generations as (
@@ -24,12 +29,7 @@ log_tables as (
 
 rewrite_clock as (
 
-    select
-        {% if var('cdc_v1_rewrite_now_ms', none) is not none -%}
-        cast({{ var('cdc_v1_rewrite_now_ms') }} as bigint) as now_ms
-        {%- else -%}
-        max(coordinator_now_us) div 1000 as now_ms
-        {%- endif %}
+    select {{ rewrite_now_ms }} as now_ms
     from {{ ref('stg_cdc_input__base_mutations') }}
 
 ),
@@ -54,7 +54,7 @@ judged as (
     select
         generations.generation_ts_ms,
         -- too old for every table: the smallest bound is still >= the timestamp
-        (select min(bound_ms) from table_bounds) >= generations.generation_ts_ms as is_too_old
+        (select min(table_bounds.bound_ms) from table_bounds) >= generations.generation_ts_ms as is_too_old
     from generations
 
 ),

@@ -1,5 +1,5 @@
 {% test contiguous_from_zero(model, column_name, group_by) %}
-{#- Within each group the column takes exactly the values 0, 1, ..., n-1. -#}
+    {#- Within each group the column takes exactly the values 0, 1, ..., n-1. -#}
 select
     {{ group_by | join(', ') }},
     min({{ column_name }}) as min_value,

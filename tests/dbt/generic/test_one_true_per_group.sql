@@ -1,5 +1,5 @@
 {% test one_true_per_group(model, column_name, group_by, last_by) %}
-{#- Exactly one row per group has the flag set, and it is the row with the highest `last_by`. -#}
+    {#- Exactly one row per group has the flag set, and it is the row with the highest `last_by`. -#}
 with
 
 flagged as (

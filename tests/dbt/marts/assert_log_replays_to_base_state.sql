@@ -11,7 +11,10 @@ replayable_tables as (
     select tables.*
     from {{ ref('int_base_tables_described') }} as tables
     left anti join (
-        select keyspace_name, table_name from {{ ref('int_base_tables_described') }}
+        select
+            keyspace_name,
+            table_name
+        from {{ ref('int_base_tables_described') }}
         where cdc_enabled and cdc_delta = 'keys'
     ) as keys_only
         on tables.keyspace_name = keys_only.keyspace_name and tables.table_name = keys_only.table_name
@@ -118,7 +121,12 @@ log_rows as (
     select
         log_cells_described.keyspace_name,
         log_cells_described.table_name,
-        `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`, `cdc$operation` as operation, `cdc$ttl` as ttl, ts,
+        log_cells_described.`cdc$stream_id`,
+        log_cells_described.`cdc$time`,
+        log_cells_described.`cdc$batch_seq_no`,
+        log_cells_described.`cdc$operation` as operation,
+        log_cells_described.`cdc$ttl` as ttl,
+        log_cells_described.ts,
         {{ cdc_json_object(
             "map_from_entries(collect_list(if(kind = 'partition_key', struct(column_name, value), null)))"
         ) }} as partition_id,
@@ -138,7 +146,8 @@ log_rows_placed as (
             -- partition deletes and static rows have no clustering position
             case
                 when log_rows.operation = 4 then null
-                when log_rows.operation in (1, 2) and tables.has_clustering_key
+                when
+                    log_rows.operation in (1, 2) and tables.has_clustering_key
                     and log_rows.clustering_json = '{}' then null
                 else log_rows.clustering_json
             end,
@@ -179,9 +188,20 @@ log_facts as (
 
     -- an INSERT's row marker
     select
-        keyspace_name, table_name, partition_id, false as is_static, position as row_position,
-        'row_marker' as fact_kind, null as column_name, null as element_key, true as is_live,
-        null as value, ts, ttl, null as start_position, null as end_position
+        keyspace_name,
+        table_name,
+        partition_id,
+        false as is_static,
+        position as row_position,
+        'row_marker' as fact_kind,
+        null as column_name,
+        null as element_key,
+        true as is_live,
+        null as value,
+        ts,
+        ttl,
+        null as start_position,
+        null as end_position
     from log_rows_placed
     where operation = 2
 
@@ -189,9 +209,20 @@ log_facts as (
 
     -- row and partition deletes
     select
-        keyspace_name, table_name, partition_id, false, position,
-        if(operation = 3, 'row_tombstone', 'partition_tombstone'), null, null, false,
-        null, ts, null, null, null
+        keyspace_name,
+        table_name,
+        partition_id,
+        false,
+        position,
+        if(operation = 3, 'row_tombstone', 'partition_tombstone'),
+        null,
+        null,
+        false,
+        null,
+        ts,
+        null,
+        null,
+        null
     from log_rows_placed
     where operation in (3, 4)
 
@@ -199,8 +230,20 @@ log_facts as (
 
     -- a range delete: its start row and the end row that follows it
     select
-        starts.keyspace_name, starts.table_name, starts.partition_id, false, null,
-        'range_tombstone', null, null, false, null, starts.ts, null, starts.position, ends.position
+        starts.keyspace_name,
+        starts.table_name,
+        starts.partition_id,
+        false,
+        null,
+        'range_tombstone',
+        null,
+        null,
+        false,
+        null,
+        starts.ts,
+        null,
+        starts.position,
+        ends.position
     from log_rows_placed as starts
     inner join log_rows_placed as ends
         on
@@ -215,10 +258,20 @@ log_facts as (
 
     -- atomic columns: a value, or cdc$deleted_<c> for a dead cell
     select
-        keyspace_name, table_name, partition_id, kind = 'static', if(kind = 'static', X'', position),
-        'cell', base_column, null, role = 'value',
-        if(role = 'value', {{ cdc_json_text('value') }}, null), ts,
-        if(role = 'value', `cdc$ttl`, null), null, null
+        keyspace_name,
+        table_name,
+        partition_id,
+        kind = 'static',
+        if(kind = 'static', X'', position),
+        'cell',
+        base_column,
+        null,
+        role = 'value',
+        if(role = 'value', {{ cdc_json_text('value') }}, null),
+        ts,
+        if(role = 'value', `cdc$ttl`, null),
+        null,
+        null
     from value_cells
     where not is_multi_cell
 
@@ -226,8 +279,20 @@ log_facts as (
 
     -- cdc$deleted_<c> of a collection: its tombstone, one microsecond before the change
     select
-        keyspace_name, table_name, partition_id, kind = 'static', if(kind = 'static', X'', position),
-        'collection_tombstone', base_column, null, false, null, ts - 1, null, null, null
+        keyspace_name,
+        table_name,
+        partition_id,
+        kind = 'static',
+        if(kind = 'static', X'', position),
+        'collection_tombstone',
+        base_column,
+        null,
+        false,
+        null,
+        ts - 1,
+        null,
+        null,
+        null
     from value_cells
     where is_multi_cell and role = 'deleted'
 
@@ -235,35 +300,64 @@ log_facts as (
 
     -- added elements: map and list entries, set elements, user type fields with a value
     select
-        keyspace_name, table_name, partition_id, kind = 'static', if(kind = 'static', X'', position),
-        'cell', base_column, element.key, true, element.value, ts, `cdc$ttl`, null, null
+        keyspace_name,
+        table_name,
+        partition_id,
+        kind = 'static',
+        if(kind = 'static', X'', position),
+        'cell',
+        base_column,
+        element.key,
+        true,
+        element.value,
+        ts,
+        `cdc$ttl`,
+        null,
+        null
     from value_cells
-    lateral view explode(
-        case
-            when is_multi_cell_user_type then transform(
-                filter(map_entries(from_json(value, 'struct<udt: map<string, string>>').udt), f -> f.value is not null),
-                f -> struct(cast(array_position(udt_field_names, f.key) - 1 as string) as key, f.value as value)
-            )
-            when is_keyed then transform(
-                from_json(value, 'struct<map: array<array<string>>>').map,
-                e -> struct(e[0] as key, e[1] as value)
-            )
-            else transform(
-                from_json(value, 'struct<set: array<string>>').set,
-                e -> struct(e as key, cast(null as string) as value)
-            )
-        end
-    ) added as element
+        lateral view explode(
+            case
+                when is_multi_cell_user_type
+                    then transform(
+                        filter(
+                            map_entries(from_json(value, 'struct<udt: map<string, string>>').udt),
+                            f -> f.value is not null
+                        ),
+                        f -> struct(cast(array_position(udt_field_names, f.key) - 1 as string) as key, f.value as value)
+                    )
+                when is_keyed
+                    then transform(
+                        from_json(value, 'struct<map: array<array<string>>>').map,
+                        e -> struct(e[0] as key, e[1] as value)
+                    )
+                else transform(
+                    from_json(value, 'struct<set: array<string>>').set,
+                    e -> struct(e as key, cast(null as string) as value)
+                )
+            end
+        ) added as element
     where is_multi_cell and role = 'value'
 
     union all
 
     -- cdc$deleted_elements_<c>: removed elements
     select
-        keyspace_name, table_name, partition_id, kind = 'static', if(kind = 'static', X'', position),
-        'cell', base_column, removed_key, false, null, ts, null, null, null
+        keyspace_name,
+        table_name,
+        partition_id,
+        kind = 'static',
+        if(kind = 'static', X'', position),
+        'cell',
+        base_column,
+        removed_key,
+        false,
+        null,
+        ts,
+        null,
+        null,
+        null
     from value_cells
-    lateral view explode(from_json(value, 'struct<set: array<string>>').set) removed as removed_key
+        lateral view explode(from_json(value, 'struct<set: array<string>>').set) removed as removed_key
     where role = 'deleted_elements'
 
 ),
