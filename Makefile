@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test replay-example seeds lint docs bench clean
+.PHONY: setup demo check test replay-example seeds lint docs bench clean
 
 $(STAMP): pyproject.toml
 	@command -v java >/dev/null 2>&1 || { echo "java not found: Spark needs Java 17. Install it with: sudo apt-get install -y openjdk-17-jre-headless" >&2; exit 3; }
@@ -18,6 +18,10 @@ setup: $(STAMP)
 ## Build the example keyspace's CDC logs on embedded Spark and print a summary.
 demo: $(STAMP)
 	$(BIN)/cdclake build
+
+## Validate the last build's outputs with Great Expectations (Data Docs in target/gx/data_docs).
+check: $(STAMP)
+	$(BIN)/cdclake check
 
 ## Run the whole test suite (math vectors, driver property tests, CQL front door, dbt pipeline, acceptance corpus).
 test: $(STAMP)

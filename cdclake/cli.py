@@ -3,7 +3,7 @@
     cdclake build|run|test|seed|compile|docs generate|... [dbt flags]   dbt, in this process
     cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table]
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
-    cdclake check [--docs-dir DIR]   Great Expectations suite on the build's outputs (after a build)
+    cdclake check [--docs-dir DIR] [--only DATASET]   Great Expectations suite on the build's outputs (after a build)
 """
 from __future__ import annotations
 
