@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test replay-example seeds databricks-udfs lint docs docs-serve report bench clean
+.PHONY: setup demo test replay-example seeds databricks-udfs lint check docs docs-serve report bench clean
 
 $(STAMP): pyproject.toml
 	@command -v java >/dev/null 2>&1 || { echo "java not found: Spark needs Java 17. Install it with: sudo apt-get install -y openjdk-17-jre-headless" >&2; exit 3; }
@@ -22,6 +22,9 @@ demo: $(STAMP)
 ## sqlfluff (sparksql dialect, .sqlfluff) over the models and macros; part of `make test`.
 lint: $(STAMP)
 	$(BIN)/sqlfluff lint models macros --processes 2
+## Validate the last build's outputs with Great Expectations (Data Docs in target/gx/data_docs).
+check: $(STAMP)
+	$(BIN)/cdclake check
 
 ## Run the whole test suite (math vectors, driver property tests, CQL front door, dbt pipeline, acceptance corpus).
 test: $(STAMP) lint

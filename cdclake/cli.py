@@ -6,6 +6,7 @@
     cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table]
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
     cdclake serve [--host 127.0.0.1] [--port 10000]   a Spark Thrift server on the warehouse, UDFs set up
+    cdclake check [--docs-dir DIR] [--only DATASET]   Great Expectations suite on the build's outputs (after a build)
 """
 from __future__ import annotations
 
@@ -170,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
             from cdclake.generations_cli import main as generations_main
 
             return generations_main(argv[1:])
+        if argv[0] == "check":
+            from cdclake.check import main as check_main
+
+            return check_main(argv[1:])
         return run_dbt(argv)
     except JavaMissingError as e:
         print(f"error: {e}", file=sys.stderr)
