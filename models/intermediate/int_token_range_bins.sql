@@ -51,7 +51,7 @@ binned as (
         pieces.streams,
         piece.lo as piece_lo,
         piece.hi as piece_hi,
-        pieces.token_bin
+        piece_bins.token_bin
     from pieces
         lateral view explode(
             sequence({{ token_bin('piece.lo', 'bin_bits') }}, {{ token_bin('piece.hi', 'bin_bits') }})
