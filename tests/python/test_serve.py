@@ -75,7 +75,7 @@ def server(test_workspace):
             time.sleep(0.5)
         with (workspace / "seed.log").open("w") as out:
             served.seed = subprocess.Popen(
-                [sys.executable, "-m", "cdclake.cli", "seed", "--select", SEED],
+                [sys.executable, "-m", "cdclake.cli", "seed", "--select", SEED, "--no-populate-cache"],
                 env={**env, "CDCLAKE_TARGET": "thrift"}, cwd=PROJECT_DIR,
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             )
