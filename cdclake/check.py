@@ -15,19 +15,11 @@ import warnings
 from pathlib import Path
 
 from cdclake.paths import target_dir
+from cdclake.warehouse import missing_tables
 
 SITE_NAME = "cdclake"
 SUITE_PREFIX = "cdclake_check."
 EXAMPLES = 5
-
-
-def missing_tables(spark, tables: list[str]) -> list[str]:
-    """The tables (schema.name) not in the catalog: one listing per schema."""
-    present = set()
-    for schema in sorted({t.split(".")[0] for t in tables}):
-        if spark.catalog.databaseExists(schema):
-            present |= {f"{schema}.{r.tableName}" for r in spark.sql(f"show tables in {schema}").collect()}
-    return [t for t in tables if t not in present]
 
 
 def _context(docs_dir: Path):

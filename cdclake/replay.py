@@ -18,6 +18,7 @@ from pathlib import Path
 
 from cdclake import dbt, generation_tables, inputs, log_models, output
 from cdclake.generation_tables import GenerationTables
+from cdclake.log_columns import keyspace_user_types
 from cdclake.paths import PROJECT_DIR, target_dir
 
 log = logging.getLogger("cdclake")
@@ -87,15 +88,6 @@ def _log_table_rows(spark, table: str, column_types: dict[str, str], udts: dict)
     return columns, rows
 
 
-def user_types_of(types, keyspace: str) -> dict[str, list[tuple[str, str]]]:
-    """A keyspace's user types as a registry: type name -> [(field, type), ...]."""
-    registry: dict[str, list[tuple[str, str]]] = {}
-    for f in sorted(types, key=lambda f: (f.type_name, f.field_position)):
-        if f.keyspace_name == keyspace:
-            registry.setdefault(f.type_name, []).append((f.field_name, f.field_type))
-    return registry
-
-
 def replay(
     script: str,
     *,
@@ -158,7 +150,7 @@ def replay_records(
     for table in log_tables:
         keyspace, name = table.split(".", 1)
         base = name[: -len("_scylla_cdc_log")]
-        udts = user_types_of(script_result.types, keyspace)
+        udts = keyspace_user_types(script_result.types, keyspace)
         types = output.log_column_types(columns_by_table.get((keyspace, base), []), udts)
         columns, rows = _log_table_rows(spark, table, types, udts)
         result.log_columns[table] = columns

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cdclake.warehouse import missing_tables
+
 REQUIRED_TABLES = (
     "cdc_input.base_mutations",
     "cdc_input.cdc_generation_streams",
@@ -64,7 +66,7 @@ class ReportData:
 
 
 def require_tables(spark) -> None:
-    missing = [t for t in REQUIRED_TABLES if not spark.catalog.tableExists(t)]
+    missing = missing_tables(spark, REQUIRED_TABLES)
     if missing:
         raise MissingTablesError(
             f"the build's tables are missing: {', '.join(missing)}. "

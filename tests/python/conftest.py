@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 ACCEPTANCE = SHARED / "acceptance"
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (for the servers the tests start)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def load_shared_json(name: str) -> dict:

@@ -7,7 +7,6 @@ shop.orders_scylla_cdc_log (from the cdc_input sources to the log table).
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from collections import deque
 
 import pytest
 from browser import REPO, artifact_path, chromium_page
+from conftest import free_port
 
 SOURCE = "source.scylla_cdc_lake.cdc_input.base_mutations"
 LOG_TABLE = "model.scylla_cdc_lake.shop__orders_scylla_cdc_log"
@@ -39,12 +39,6 @@ READ_GRAPH_JS = """() => {
     painted_pixels: painted,
   };
 }"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_until_serving(url: str, server: subprocess.Popen) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from cdclake.paths import PROFILES_DIR, PROJECT_DIR
+from cdclake.serve import port_open
 from cdclake.spark import delta_jar
+from conftest import free_port
 
 START_TIMEOUT_S = 240
 SEED = "cdc_generations"
@@ -31,18 +32,6 @@ class Server:
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(1)
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 @pytest.fixture(scope="module")
@@ -162,4 +151,4 @@ def test_thrift_target_without_a_server_says_how_to_start_one(test_workspace):
 def test_sigterm_stops_the_server_cleanly(server):
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=120) == 0, server.output()[-3000:]
-    assert not port_open(server.port)
+    assert not port_open("127.0.0.1", server.port)
