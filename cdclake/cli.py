@@ -37,7 +37,8 @@ def print_build_summary(spark) -> None:
     """What a build produced: writes in and their fate, log rows per table and operation."""
     audit = spark.table("cdc_lake.cdc_write_audit").collect()[0]
     print(
-        f"\nwrites: {audit.input_writes} input = {audit.accepted_writes} accepted "
+        f"\nwrites: {audit.input_writes} input = {audit.logged_writes} logged "
+        f"+ {audit.unlogged_writes} not logged (tables without CDC) "
         f"+ {audit.rejected_writes} rejected; {audit.log_rows} log rows"
     )
     per_table = spark.sql(
@@ -95,10 +96,14 @@ def run_dbt(args: list[str]) -> int:
         from cdclake.progress import ModelRowCounts, spark_row_counter
 
         callbacks.append(ModelRowCounts(spark_row_counter(spark)))
-    ok = dbt.invoke(args, callbacks=callbacks)
-    if ok and spark is not None and command in COMMANDS_WITH_SUMMARY:
+    result = dbt.invoke_result(args, callbacks=callbacks)
+    if result.success and spark is not None and command in COMMANDS_WITH_SUMMARY:
         print_build_summary(spark)
-    return 0 if ok else 1
+    if not result.success and spark is not None:
+        from cdclake.input_problems import print_input_problems
+
+        print_input_problems(spark, result, sys.stderr)
+    return 0 if result.success else 1
 
 
 def replay_main(argv: list[str]) -> int:
@@ -143,6 +148,8 @@ def replay_main(argv: list[str]) -> int:
             rows = [r for r in result.log_rows if r["table"] == table]
             print(output.table_text(table, columns, rows))
     if not result.dbt_succeeded:
+        for problem in result.input_problems:
+            print(f"error: {problem}", file=sys.stderr)
         print("error: the dbt build failed (see the messages above)", file=sys.stderr)
         return 1
     return 1 if result.statement_errors else 0
@@ -155,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__)
         return 0
     from cdclake.spark import JavaMissingError
+    from cdclake.target_lock import TargetInUseError
 
     try:
         if argv[0] == "replay":
@@ -179,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     except JavaMissingError as e:
         print(f"error: {e}", file=sys.stderr)
         return 3
+    except TargetInUseError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 4
 
 
 if __name__ == "__main__":

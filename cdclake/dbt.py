@@ -37,6 +37,12 @@ def target_name(args: list[str]) -> str:
 def invoke(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | None = None) -> bool:
     """Run one dbt command (e.g. ``["build", "--select", "marts"]``); True when it succeeded.
     ``callbacks`` receive dbt's events as they happen."""
+    return bool(invoke_result(args, project_dir, callbacks).success)
+
+
+def invoke_result(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | None = None):
+    """``invoke``, returning dbt's own result (``dbtRunnerResult``: ``success``, and in
+    ``result.results`` each node's status)."""
     from dbt.cli.main import dbtRunner
 
     moved = os.environ.get("CDCLAKE_TARGET_DIR") and project_dir == PROJECT_DIR
@@ -45,4 +51,4 @@ def invoke(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | N
     result = dbtRunner(callbacks=callbacks or []).invoke(with_project_defaults(args, project_dir))
     if result.exception is not None:
         raise result.exception
-    return bool(result.success)
+    return result

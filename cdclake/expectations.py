@@ -184,10 +184,11 @@ select
     audit.accepted_writes,
     audit.rejected_writes,
     audit.accepted_writes + audit.rejected_writes as accepted_plus_rejected,
+    audit.logged_writes + audit.unlogged_writes + audit.rejected_writes as logged_unlogged_rejected,
     audit.log_rows,
     (select count(distinct write_id) + max(if(write_id is null, 1, 0))
         from cdc_staging.stg_cdc_input__base_mutations) as input_writes_counted,
-    (select count(distinct write_id) from cdc_lake.cdc_rejected_writes) as rejected_writes_listed,
+    (select count(*) from cdc_lake.cdc_rejected_writes) as rejected_writes_listed,
     (select count(*) from (
         select distinct keyspace_name, table_name, `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`
         from cdc_lake.cdc_log)) as log_rows_counted
@@ -267,6 +268,8 @@ def datasets() -> list[Dataset]:
             "write_counts", "cdc_lake.cdc_write_audit beside counts of the tables", WRITE_COUNTS_SQL,
             ["input_writes"], [
                 _pair("input_writes", "accepted_plus_rejected", "input writes = accepted + rejected"),
+                _pair("input_writes", "logged_unlogged_rejected",
+                      "input writes = logged (counted from the log) + not logged (no CDC) + rejected"),
                 _pair("input_writes", "input_writes_counted", "the audit counts every input write"),
                 _pair("rejected_writes", "rejected_writes_listed", "every rejected write is in cdc_rejected_writes"),
                 _pair("log_rows", "log_rows_counted", "the audit counts every log row of cdc_log"),

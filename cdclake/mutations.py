@@ -50,7 +50,7 @@ class Atom:
     range_end: Optional[str] = None
     range_end_inclusive: Optional[bool] = None
     element_key: Optional[str] = None      # element cells of non-frozen collections/UDTs: the JSON key
-    schema_version: Optional[int] = None   # the table's schema version the write used (None: the latest)
+    schema_version: Optional[int] = None   # the table's schema version the write used (required)
 
     def as_row(self) -> dict:
         return asdict(self)

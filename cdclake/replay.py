@@ -18,6 +18,7 @@ from pathlib import Path
 
 from cdclake import dbt, generation_tables, inputs, log_models, output
 from cdclake.generation_tables import GenerationTables
+from cdclake.input_problems import input_problems
 from cdclake.log_columns import keyspace_user_types
 from cdclake.paths import PROJECT_DIR, target_dir
 
@@ -36,6 +37,7 @@ class ReplayResult:
     statement_errors: list = field(default_factory=list)
     audit: dict = field(default_factory=dict)
     dbt_succeeded: bool = True
+    input_problems: list[str] = field(default_factory=list)     # why the build stopped, if the inputs were invalid
 
 
 def now_micros() -> int:
@@ -109,16 +111,20 @@ def replay_records(
     script_result,
     *,
     now_us: int,
-    generations: Path | None = None,
+    generations: Path | GenerationTables | None = None,
     workspace: Path | None = None,
 ) -> ReplayResult:
-    """Run mutation atoms and schema records (a ScriptResult) through the CDC pipeline."""
+    """Run mutation atoms and schema records (a ScriptResult) through the CDC pipeline;
+    ``generations`` as for ``replay``, or the generation tables themselves."""
     from cdclake.spark import create_session
 
     workspace = workspace or target_dir() / "replay"
     spark = create_session(workspace / "warehouse", app_name="cdclake-replay")
     table_format = os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
-    generation_input = generation_tables.from_path(generations) if generations else default_generations(now_us)
+    if isinstance(generations, GenerationTables):
+        generation_input = generations
+    else:
+        generation_input = generation_tables.from_path(generations) if generations else default_generations(now_us)
 
     project = prepare_scratch_project(workspace)
     log_tables = log_models.write_log_models(
@@ -134,12 +140,13 @@ def replay_records(
     )
     generation_tables.load(spark, generation_input, table_format)
     with contextlib.redirect_stdout(sys.stderr):
-        succeeded = dbt.invoke(
+        run = dbt.invoke_result(
             ["build", "--exclude", "resource_type:seed", "--log-level", "warn"], project_dir=project
         )
 
-    result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=succeeded)
-    if not succeeded:
+    result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=bool(run.success))
+    if not run.success:
+        result.input_problems = input_problems(spark, run)
         return result
     latest = {(t.keyspace_name, t.table_name): t.schema_version
               for t in script_result.final_tables()}

@@ -47,15 +47,19 @@ def quiet_client_errors(spark) -> None:
         jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(logger, jvm.org.apache.logging.log4j.Level.OFF)
 
 
-def start_thrift_server(spark, host: str, port: int):
-    """Start HiveThriftServer2 on ``spark`` (binary transport, no auth); returns the server."""
-    for key, value in {
+def thrift_conf(host: str, port: int) -> dict[str, str]:
+    """HiveThriftServer2's settings (binary transport, no auth), given to the session when it is
+    created: the Hive client reads them once, when the session first opens the metastore."""
+    return {
         "hive.server2.thrift.bind.host": host,
         "hive.server2.thrift.port": str(port),
         "hive.server2.transport.mode": "binary",
         "hive.server2.authentication": "NONE",
-    }.items():
-        spark.conf.set(key, value)
+    }
+
+
+def start_thrift_server(spark, host: str, port: int):
+    """Start HiveThriftServer2 on ``spark`` (created with ``thrift_conf(host, port)``); returns the server."""
     spark.conf.set(TABLE_FORMAT_CONF, os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet"))
     quiet_client_errors(spark)
     thrift_server = spark._jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
@@ -121,7 +125,8 @@ def serve_main(argv: list[str]) -> int:
 
     from cdclake.spark import create_session
 
-    spark = create_session(target_dir(), app_name="cdclake-serve", thrift_single_session=True)
+    spark = create_session(target_dir(), app_name="cdclake-serve", thrift_single_session=True,
+                           conf=thrift_conf(args.host, args.port))
     server = start_thrift_server(spark, args.host, args.port)
     try:
         wait_for_port(args.host, args.port)

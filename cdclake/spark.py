@@ -12,6 +12,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from cdclake.target_lock import hold
+
 log = logging.getLogger("cdclake")
 
 DELTA_EXTENSION_CLASS = "io/delta/sql/DeltaSparkSessionExtension.class"
@@ -63,13 +65,17 @@ def create_session(
     app_name: str = "cdclake",
     shuffle_partitions: int = 4,
     thrift_single_session: bool = False,
+    conf: dict[str, str] | None = None,
 ):
     """Create (or return) the process's Spark session with its warehouse under ``warehouse_root``.
 
     ``thrift_single_session``: a Thrift server started on this session hands every JDBC
     connection this session itself (so they see its temporary UDFs); a static conf, set here.
+    ``conf``: more settings; those the Hive client reads (``hive.*``) must come here, as it reads
+    them once, when the session first opens the metastore (at start-up, see below).
 
-    Sets ``CDCLAKE_TABLE_FORMAT`` (read by dbt_project.yml) to ``delta`` when Delta Lake's classes
+    Holds ``warehouse_root`` for this process (target_lock.py): raises ``TargetInUseError`` when
+    another process does. Sets ``CDCLAKE_TABLE_FORMAT`` (read by dbt_project.yml) to ``delta`` when Delta Lake's classes
     are on the classpath, else ``parquet``, and says which in one log line.
     """
     require_java()
@@ -80,7 +86,7 @@ def create_session(
         return active
 
     warehouse_root = Path(warehouse_root).resolve()
-    warehouse_root.mkdir(parents=True, exist_ok=True)
+    hold(warehouse_root)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
@@ -105,6 +111,8 @@ def create_session(
     )
     if thrift_single_session:
         builder = builder.config("spark.sql.hive.thriftServer.singleSession", "true")
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
     jar = delta_jar()
     if jar is not None:
         builder = builder.config(
@@ -118,8 +126,28 @@ def create_session(
 
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    remove_unfinished_table_folders(spark, warehouse_root / "spark-warehouse")
 
     from python_udfs.registry import register_session_udfs
 
     register_session_udfs(spark)
     return spark
+
+
+def remove_unfinished_table_folders(spark, warehouse: Path) -> list[Path]:
+    """Delete the folders of managed tables the metastore does not know: what a run killed while
+    it (re)created a table leaves behind (Spark writes a table's files before registering it).
+    Left there, they make the next ``create table`` fail with LOCATION_ALREADY_EXISTS. Safe
+    because this process holds the warehouse (target_lock.py). Returns the folders removed."""
+    removed = []
+    for database in spark.catalog.listDatabases():
+        folder = warehouse / f"{database.name}.db"
+        if not folder.is_dir():
+            continue
+        tables = {t.name.lower() for t in spark.catalog.listTables(database.name)}
+        for child in sorted(folder.iterdir()):
+            if child.is_dir() and child.name.lower() not in tables:
+                shutil.rmtree(child)
+                removed.append(child)
+                log.info("removed %s: the folder of a table an interrupted run did not finish", child)
+    return removed

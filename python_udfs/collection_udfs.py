@@ -2,9 +2,10 @@
 
 * ``cdc_element_types(cql_type)`` -> struct<key_type, value_type> for a non-frozen collection:
   map<K, V> -> (K, V); set<E> -> (E, null); list<V> -> ('timeuuid', V) (list cells are keyed by
-  timeuuids, scylla-log.md §8); anything else -> null.
+  timeuuids, scylla-log.md §8); anything else (or a type that cannot be read) -> null.
 * ``cdc_value_sort_key(json, cql_type)`` -> binary that sorts as CQL orders the values (map keys,
-  set elements, list keys), so log values list their elements in ScyllaDB's order.
+  set elements, list keys), so log values list their elements in ScyllaDB's order; null for a
+  value that cannot be read as its type (the validation model reports it).
 """
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import pandas as pd
 
 from python_udfs.cql_types import parse_cql_type
 from python_udfs.cql_values import decode_json_value, loads_json
-from python_udfs.errors import CqlValueError
 from python_udfs.ordering import order_key
 from python_udfs.sql_signature import String, returns
 
@@ -24,7 +24,7 @@ def element_types(cql_type: Optional[str]) -> Optional[tuple[str, Optional[str]]
         return None
     try:
         parsed = parse_cql_type(cql_type)
-    except CqlValueError:
+    except Exception:  # noqa: BLE001 -- an unknown type is reported by the schema checks
         return None
     if parsed.frozen or not parsed.is_collection:
         return None
@@ -38,7 +38,10 @@ def element_types(cql_type: Optional[str]) -> Optional[tuple[str, Optional[str]]
 def value_sort_key(value_json: Optional[str], cql_type: Optional[str]) -> Optional[bytes]:
     if value_json is None or cql_type is None:
         return None
-    return order_key(decode_json_value(loads_json(value_json), cql_type), cql_type)
+    try:
+        return order_key(decode_json_value(loads_json(value_json), cql_type), cql_type)
+    except Exception:  # noqa: BLE001 -- cdc_value_error reports the value's problem
+        return None
 
 
 @returns("struct<key_type: string, value_type: string>")

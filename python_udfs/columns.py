@@ -1,8 +1,10 @@
 """pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -12,24 +14,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:

@@ -12,3 +12,11 @@ class CqlValueError(ValueError):
 
 class CqlTypeError(CqlValueError):
     """A CQL type text cannot be parsed, or names an unknown user-defined type."""
+
+
+def problem_text(error: Exception) -> str:
+    """What a row's value could not be read as, from any exception reading it raised: a
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
+    if isinstance(error, CqlValueError):
+        return str(error)
+    return f"cannot be read ({type(error).__name__}: {error})"

@@ -1,7 +1,8 @@
 """Checks of the input contract's JSON values and keys, and raw JSON member extraction.
 
-Used by the validation model: each function returns a problem text (or None) rather than
-raising, so that one bad input row is reported, not fatal.
+Used by the validation model: each function returns a problem text (or None), and
+``json_members`` None for a text that is not a JSON object, rather than raising, so that one bad
+input row is reported, not fatal.
 """
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
-from python_udfs.errors import CqlValueError
+from python_udfs.errors import problem_text
 from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
@@ -20,7 +22,7 @@ _WHITESPACE = " \t\n\r"
 
 
 @lru_cache(maxsize=256)
-def user_types(user_types_json: str | None) -> dict | None:
+def user_types(user_types_json: str | None) -> dict | None:  # written by int_base_columns_described
     """A keyspace's user types from JSON ``{"type": [["field", "type"], ...]}`` (None: none)."""
     return None if user_types_json is None else {name: [tuple(f) for f in fields]
                                                  for name, fields in json.loads(user_types_json).items()}
@@ -33,8 +35,27 @@ def value_error(value_json: str | None, cql_type: str | None, user_types_json: s
         return None
     try:
         decode_json_value(loads_json(value_json), cql_type, user_types(user_types_json))
-    except CqlValueError as e:
-        return str(e)
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+    return None
+
+
+def type_error(cql_type: str | None, user_types_json: str | None = None) -> str | None:
+    """Why ``cql_type`` is not a CQL type this pipeline can read (a syntax error, an unknown
+    name, a user type the keyspace does not define), or None."""
+    if cql_type is None:
+        return None
+    try:
+        udts = user_types(user_types_json)
+        pending, seen = [parse_cql_type(cql_type)], set()
+        while pending:
+            node = pending.pop()
+            if node.name == UDT and node.udt_name not in seen:
+                seen.add(node.udt_name)
+                pending.extend(field_type for _, field_type in udt_fields(node, udts))
+            pending.extend(node.params)
+    except Exception as error:  # noqa: BLE001
+        return problem_text(error)
     return None
 
 
@@ -45,9 +66,13 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
     if key_json is None or names is None or types is None:
         return None
     try:
-        key = loads_json(key_json)
-    except CqlValueError as e:
-        return str(e)
+        return _key_error(key_json, names, types, allow_prefix)
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+
+
+def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
+    key = loads_json(key_json)
     if not isinstance(key, dict):
         return f"expected a JSON object of key columns, got {describe_json(key)}"
     unknown = [k for k in key if k not in names]
@@ -64,15 +89,23 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
             break
         try:
             decode_json_value(key[name], cql_type)
-        except CqlValueError as e:
-            return f"column {name}: {e}"
+        except Exception as error:  # noqa: BLE001
+            return f"column {name}: {problem_text(error)}"
     return None
 
 
 def json_members(text: str | None) -> dict[str, str] | None:
-    """The members of a JSON object, each value kept as its exact JSON text."""
+    """The members of a JSON object, each value kept as its exact JSON text; None when ``text``
+    is null or not a JSON object (the key checks say why)."""
     if text is None:
         return None
+    try:
+        return _json_members(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _json_members(text: str) -> dict[str, str]:
     members: dict[str, str] = {}
     pos = _skip(text, 0)
     if text[pos:pos + 1] != "{":
@@ -105,6 +138,11 @@ def cdc_value_error(value: String, cql_type: String, user_types_json: String) ->
 
 
 @returns("string")
+def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
+    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+
+
+@returns("string")
 def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
     return pd.Series(
         [
@@ -124,6 +162,7 @@ def sql_functions() -> dict[str, Callable]:
     """The batch function of every SQL function of this module, by SQL name."""
     return {
         "cdc_value_error": cdc_value_error,
+        "cdc_type_error": cdc_type_error,
         "cdc_key_error": cdc_key_error,
         "cdc_json_members": cdc_json_members,
     }

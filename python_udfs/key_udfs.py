@@ -1,5 +1,8 @@
 """Batch functions over JSON key values: the partition key's token (scylla-math.md §1.1-1.4) and
-the clustering key's sort key (clustering.py), each bound to a registry of user types."""
+the clustering key's sort key (clustering.py), each bound to a registry of user types.
+
+A key that cannot be read gives a null sort key, or a token with its ``error``: never an
+exception (the validation model reports the key's problem)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -26,8 +29,11 @@ def make_clustering_sort_key_udf(udts: UdtRegistry | None = None) -> Callable:
             if row_names is None or row_types is None or row_orders is None or row_bound is None:
                 keys.append(None)
                 continue
-            keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
-                                            row_bound, udts))
+            try:
+                keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
+                                                row_bound, udts))
+            except Exception:  # noqa: BLE001 -- a bad key is its row's problem (cdc_key_error says which)
+                keys.append(None)
         return pd.Series(keys, dtype=object)
 
     return cdc_clustering_sort_key

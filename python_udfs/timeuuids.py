@@ -13,6 +13,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -63,7 +65,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)

@@ -8,6 +8,7 @@ import numpy as np
 
 from python_udfs.cql_types import CqlType, UdtRegistry, parse_cql_type
 from python_udfs.cql_values import CqlValueError, describe_json, loads_json, serialize_json_value
+from python_udfs.errors import problem_text
 from python_udfs.murmur3 import murmur3_token, murmur3_tokens
 from python_udfs.token_fast_path import fast_routing_key
 
@@ -77,8 +78,8 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
                              ) -> tuple[np.ndarray, list[str | None]]:
     """Vectorized ``token_of_partition_key``: (int64 tokens, error message or None per row).
 
-    Rows whose key is null or cannot be tokenised get token 0 and an error message; hashing is
-    batched by key length. Keys of the commonest types take a fast path (token_fast_path).
+    Rows whose key is null or cannot be tokenised get token 0 and an error message (never an
+    exception); hashing is batched by key length. Keys of the commonest types take a fast path (token_fast_path).
     """
     keys: list[bytes] = []
     hashed_rows: list[int] = []
@@ -90,13 +91,13 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
         if names is None or types is None:
             errors[row] = "partition key column names or types are null"
             continue
-        key = fast_routing_key(key_json, names, tuple(types))
-        if key is None:
-            try:
+        try:
+            key = fast_routing_key(key_json, names, tuple(types))
+            if key is None:
                 key = routing_key_of_partition_key(key_json, list(names), list(types), udts)
-            except CqlValueError as error:
-                errors[row] = str(error)
-                continue
+        except Exception as error:  # noqa: BLE001 -- a bad key is its row's problem, never the build's
+            errors[row] = problem_text(error)
+            continue
         keys.append(key)
         hashed_rows.append(row)
     tokens = np.zeros(len(partition_keys_json), dtype=np.int64)

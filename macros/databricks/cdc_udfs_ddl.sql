@@ -15,6 +15,7 @@
         'cdc_timeuuid_micros',
         'cdc_clustering_sort_key',
         'cdc_value_error',
+        'cdc_type_error',
         'cdc_key_error',
         'cdc_json_members',
         'cdc_element_types',
@@ -66,6 +67,14 @@ class CqlValueError(ValueError):
 
 class CqlTypeError(CqlValueError):
     """A CQL type text cannot be parsed, or names an unknown user-defined type."""
+
+
+def problem_text(error: Exception) -> str:
+    """What a row's value could not be read as, from any exception reading it raised: a
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
+    if isinstance(error, CqlValueError):
+        return str(error)
+    return f"cannot be read ({type(error).__name__}: {error})"
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -1033,8 +1042,10 @@ def clustering_sort_key(ck_json: str | dict | None, names: Sequence[str], types:
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -1044,24 +1055,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -1395,6 +1407,7 @@ import numpy as np
 
 from python_udfs.cql_types import CqlType, UdtRegistry, parse_cql_type
 from python_udfs.cql_values import CqlValueError, describe_json, loads_json, serialize_json_value
+from python_udfs.errors import problem_text
 from python_udfs.murmur3 import murmur3_token, murmur3_tokens
 from python_udfs.token_fast_path import fast_routing_key
 
@@ -1464,8 +1477,8 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
                              ) -> tuple[np.ndarray, list[str | None]]:
     """Vectorized ``token_of_partition_key``: (int64 tokens, error message or None per row).
 
-    Rows whose key is null or cannot be tokenised get token 0 and an error message; hashing is
-    batched by key length. Keys of the commonest types take a fast path (token_fast_path).
+    Rows whose key is null or cannot be tokenised get token 0 and an error message (never an
+    exception); hashing is batched by key length. Keys of the commonest types take a fast path (token_fast_path).
     """
     keys: list[bytes] = []
     hashed_rows: list[int] = []
@@ -1477,13 +1490,13 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
         if names is None or types is None:
             errors[row] = "partition key column names or types are null"
             continue
-        key = fast_routing_key(key_json, names, tuple(types))
-        if key is None:
-            try:
+        try:
+            key = fast_routing_key(key_json, names, tuple(types))
+            if key is None:
                 key = routing_key_of_partition_key(key_json, list(names), list(types), udts)
-            except CqlValueError as error:
-                errors[row] = str(error)
-                continue
+        except Exception as error:  # noqa: BLE001 -- a bad key is its row's problem, never the build's
+            errors[row] = problem_text(error)
+            continue
         keys.append(key)
         hashed_rows.append(row)
     tokens = np.zeros(len(partition_keys_json), dtype=np.int64)
@@ -1491,7 +1504,10 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
     return tokens, errors
 ''')
 _batch_function = _module('python_udfs.key_udfs', r'''"""Batch functions over JSON key values: the partition key's token (scylla-math.md §1.1-1.4) and
-the clustering key's sort key (clustering.py), each bound to a registry of user types."""
+the clustering key's sort key (clustering.py), each bound to a registry of user types.
+
+A key that cannot be read gives a null sort key, or a token with its ``error``: never an
+exception (the validation model reports the key's problem)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -1518,8 +1534,11 @@ def make_clustering_sort_key_udf(udts: UdtRegistry | None = None) -> Callable:
             if row_names is None or row_types is None or row_orders is None or row_bound is None:
                 keys.append(None)
                 continue
-            keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
-                                            row_bound, udts))
+            try:
+                keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
+                                                row_bound, udts))
+            except Exception:  # noqa: BLE001 -- a bad key is its row's problem (cdc_key_error says which)
+                keys.append(None)
         return pd.Series(keys, dtype=object)
 
     return cdc_clustering_sort_key
@@ -1580,8 +1599,10 @@ sys.modules['python_udfs'] = _package
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -1591,24 +1612,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -2292,6 +2314,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -2342,7 +2366,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
@@ -2359,28 +2383,39 @@ def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
 _batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
 scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
-Null inputs give a null result. Invalid non-null inputs raise, with a message naming the function
-and the value. Call the bigint-taking functions on non-null values (see columns.py).
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from python_udfs.columns import binary_column, integer_column, nullable, objects
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
 from python_udfs.murmur3 import murmur3_tokens
 from python_udfs.sharding import find_first_token_for_shard, shards_of
 from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
-from python_udfs.stream_ids import decode_stream_ids, stream_ids_for
-from python_udfs.timeuuids import micros_from_timeuuids, timeuuids_from_micros
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
 
 
-def _validated_stream_ids(series: pd.Series, function: str) -> tuple[dict, np.ndarray]:
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
     ids, valid = binary_column(series)
-    bad = [i for i, (raw, ok) in enumerate(zip(ids, valid)) if ok and len(raw) != 16]
-    if bad:
-        raise ValueError(f"{function}: a stream id has 16 bytes, got {len(ids[bad[0]])} ({ids[bad[0]].hex()})")
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
     return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
 
 
 @returns("bigint")
@@ -2391,71 +2426,72 @@ def cdc_murmur3_token(key: Binary) -> pd.Series:
 
 @returns("int")
 def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_shard_of", "token")
-    counts, valid_count = integer_column(shard_count, "cdc_shard_of", "shard_count")
-    msbs, valid_msb = integer_column(ignore_msb, "cdc_shard_of", "ignore_msb")
-    valid = valid_token & valid_count & valid_msb
-    shards = shards_of(tokens[valid], counts[valid], msbs[valid])
-    result = np.zeros(len(token), dtype=np.int32)
-    result[valid] = shards
-    return nullable(result, valid, "Int32")
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
 
 
 @returns("binary")
 def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_stream_id", "token")
-    indexes, valid_index = integer_column(vnode_index, "cdc_stream_id", "vnode_index")
-    randoms, valid_random = integer_column(random38, "cdc_stream_id", "random38")
-    valid = valid_token & valid_index & valid_random
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
     return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_token")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["token"], valid, "Int64")
 
 
 @returns("int")
 def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_vnode_index")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["index"], valid, "Int32")
 
 
 @returns("int")
 def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_version")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["version"], valid, "Int32")
 
 
 @returns("bigint")
 def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
                                    ignore_msb: Int, shard: Int) -> pd.Series:
-    name = "cdc_find_first_token_for_shard"
-    columns = [integer_column(series, name, argument) for series, argument in (
-        (range_start, "range_start"), (range_end, "range_end"), (shard_count, "shard_count"),
-        (ignore_msb, "ignore_msb"), (shard, "shard"))]
-    valid = np.logical_and.reduce([mask for _, mask in columns])
-    starts, ends, counts, msbs, shards = (values.tolist() for values, _ in columns)
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
     result = np.zeros(len(range_start), dtype=np.int64)
-    for row in np.flatnonzero(valid):
-        result[row] = find_first_token_for_shard(starts[row], ends[row], counts[row], msbs[row], shards[row])
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
     return nullable(result, valid, "Int64")
 
 
 @returns("string")
 def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
-    micros, valid_ts = integer_column(ts_us, "cdc_timeuuid", "ts_us")
-    randoms, valid_random = integer_column(random64, "cdc_timeuuid", "random64")
-    valid = valid_ts & valid_random
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
     return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
-    valid = timeuuid.notna().to_numpy()
     micros = np.zeros(len(timeuuid), dtype=np.int64)
-    micros[valid] = micros_from_timeuuids(timeuuid[valid].tolist())
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
     return nullable(micros, valid, "Int64")
 ''').cdc_murmur3_token
 
@@ -2498,8 +2534,10 @@ sys.modules['python_udfs'] = _package
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -2509,24 +2547,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -3210,6 +3249,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -3260,7 +3301,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
@@ -3277,28 +3318,39 @@ def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
 _batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
 scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
-Null inputs give a null result. Invalid non-null inputs raise, with a message naming the function
-and the value. Call the bigint-taking functions on non-null values (see columns.py).
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from python_udfs.columns import binary_column, integer_column, nullable, objects
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
 from python_udfs.murmur3 import murmur3_tokens
 from python_udfs.sharding import find_first_token_for_shard, shards_of
 from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
-from python_udfs.stream_ids import decode_stream_ids, stream_ids_for
-from python_udfs.timeuuids import micros_from_timeuuids, timeuuids_from_micros
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
 
 
-def _validated_stream_ids(series: pd.Series, function: str) -> tuple[dict, np.ndarray]:
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
     ids, valid = binary_column(series)
-    bad = [i for i, (raw, ok) in enumerate(zip(ids, valid)) if ok and len(raw) != 16]
-    if bad:
-        raise ValueError(f"{function}: a stream id has 16 bytes, got {len(ids[bad[0]])} ({ids[bad[0]].hex()})")
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
     return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
 
 
 @returns("bigint")
@@ -3309,71 +3361,72 @@ def cdc_murmur3_token(key: Binary) -> pd.Series:
 
 @returns("int")
 def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_shard_of", "token")
-    counts, valid_count = integer_column(shard_count, "cdc_shard_of", "shard_count")
-    msbs, valid_msb = integer_column(ignore_msb, "cdc_shard_of", "ignore_msb")
-    valid = valid_token & valid_count & valid_msb
-    shards = shards_of(tokens[valid], counts[valid], msbs[valid])
-    result = np.zeros(len(token), dtype=np.int32)
-    result[valid] = shards
-    return nullable(result, valid, "Int32")
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
 
 
 @returns("binary")
 def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_stream_id", "token")
-    indexes, valid_index = integer_column(vnode_index, "cdc_stream_id", "vnode_index")
-    randoms, valid_random = integer_column(random38, "cdc_stream_id", "random38")
-    valid = valid_token & valid_index & valid_random
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
     return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_token")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["token"], valid, "Int64")
 
 
 @returns("int")
 def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_vnode_index")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["index"], valid, "Int32")
 
 
 @returns("int")
 def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_version")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["version"], valid, "Int32")
 
 
 @returns("bigint")
 def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
                                    ignore_msb: Int, shard: Int) -> pd.Series:
-    name = "cdc_find_first_token_for_shard"
-    columns = [integer_column(series, name, argument) for series, argument in (
-        (range_start, "range_start"), (range_end, "range_end"), (shard_count, "shard_count"),
-        (ignore_msb, "ignore_msb"), (shard, "shard"))]
-    valid = np.logical_and.reduce([mask for _, mask in columns])
-    starts, ends, counts, msbs, shards = (values.tolist() for values, _ in columns)
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
     result = np.zeros(len(range_start), dtype=np.int64)
-    for row in np.flatnonzero(valid):
-        result[row] = find_first_token_for_shard(starts[row], ends[row], counts[row], msbs[row], shards[row])
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
     return nullable(result, valid, "Int64")
 
 
 @returns("string")
 def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
-    micros, valid_ts = integer_column(ts_us, "cdc_timeuuid", "ts_us")
-    randoms, valid_random = integer_column(random64, "cdc_timeuuid", "random64")
-    valid = valid_ts & valid_random
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
     return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
-    valid = timeuuid.notna().to_numpy()
     micros = np.zeros(len(timeuuid), dtype=np.int64)
-    micros[valid] = micros_from_timeuuids(timeuuid[valid].tolist())
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
     return nullable(micros, valid, "Int64")
 ''').cdc_shard_of
 
@@ -3416,8 +3469,10 @@ sys.modules['python_udfs'] = _package
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -3427,24 +3482,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -4128,6 +4184,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -4178,7 +4236,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
@@ -4195,28 +4253,39 @@ def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
 _batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
 scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
-Null inputs give a null result. Invalid non-null inputs raise, with a message naming the function
-and the value. Call the bigint-taking functions on non-null values (see columns.py).
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from python_udfs.columns import binary_column, integer_column, nullable, objects
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
 from python_udfs.murmur3 import murmur3_tokens
 from python_udfs.sharding import find_first_token_for_shard, shards_of
 from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
-from python_udfs.stream_ids import decode_stream_ids, stream_ids_for
-from python_udfs.timeuuids import micros_from_timeuuids, timeuuids_from_micros
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
 
 
-def _validated_stream_ids(series: pd.Series, function: str) -> tuple[dict, np.ndarray]:
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
     ids, valid = binary_column(series)
-    bad = [i for i, (raw, ok) in enumerate(zip(ids, valid)) if ok and len(raw) != 16]
-    if bad:
-        raise ValueError(f"{function}: a stream id has 16 bytes, got {len(ids[bad[0]])} ({ids[bad[0]].hex()})")
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
     return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
 
 
 @returns("bigint")
@@ -4227,71 +4296,72 @@ def cdc_murmur3_token(key: Binary) -> pd.Series:
 
 @returns("int")
 def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_shard_of", "token")
-    counts, valid_count = integer_column(shard_count, "cdc_shard_of", "shard_count")
-    msbs, valid_msb = integer_column(ignore_msb, "cdc_shard_of", "ignore_msb")
-    valid = valid_token & valid_count & valid_msb
-    shards = shards_of(tokens[valid], counts[valid], msbs[valid])
-    result = np.zeros(len(token), dtype=np.int32)
-    result[valid] = shards
-    return nullable(result, valid, "Int32")
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
 
 
 @returns("binary")
 def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_stream_id", "token")
-    indexes, valid_index = integer_column(vnode_index, "cdc_stream_id", "vnode_index")
-    randoms, valid_random = integer_column(random38, "cdc_stream_id", "random38")
-    valid = valid_token & valid_index & valid_random
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
     return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_token")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["token"], valid, "Int64")
 
 
 @returns("int")
 def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_vnode_index")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["index"], valid, "Int32")
 
 
 @returns("int")
 def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_version")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["version"], valid, "Int32")
 
 
 @returns("bigint")
 def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
                                    ignore_msb: Int, shard: Int) -> pd.Series:
-    name = "cdc_find_first_token_for_shard"
-    columns = [integer_column(series, name, argument) for series, argument in (
-        (range_start, "range_start"), (range_end, "range_end"), (shard_count, "shard_count"),
-        (ignore_msb, "ignore_msb"), (shard, "shard"))]
-    valid = np.logical_and.reduce([mask for _, mask in columns])
-    starts, ends, counts, msbs, shards = (values.tolist() for values, _ in columns)
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
     result = np.zeros(len(range_start), dtype=np.int64)
-    for row in np.flatnonzero(valid):
-        result[row] = find_first_token_for_shard(starts[row], ends[row], counts[row], msbs[row], shards[row])
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
     return nullable(result, valid, "Int64")
 
 
 @returns("string")
 def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
-    micros, valid_ts = integer_column(ts_us, "cdc_timeuuid", "ts_us")
-    randoms, valid_random = integer_column(random64, "cdc_timeuuid", "random64")
-    valid = valid_ts & valid_random
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
     return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
-    valid = timeuuid.notna().to_numpy()
     micros = np.zeros(len(timeuuid), dtype=np.int64)
-    micros[valid] = micros_from_timeuuids(timeuuid[valid].tolist())
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
     return nullable(micros, valid, "Int64")
 ''').cdc_stream_id
 
@@ -4334,8 +4404,10 @@ sys.modules['python_udfs'] = _package
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -4345,24 +4417,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -5046,6 +5119,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -5096,7 +5171,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
@@ -5113,28 +5188,39 @@ def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
 _batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
 scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
-Null inputs give a null result. Invalid non-null inputs raise, with a message naming the function
-and the value. Call the bigint-taking functions on non-null values (see columns.py).
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from python_udfs.columns import binary_column, integer_column, nullable, objects
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
 from python_udfs.murmur3 import murmur3_tokens
 from python_udfs.sharding import find_first_token_for_shard, shards_of
 from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
-from python_udfs.stream_ids import decode_stream_ids, stream_ids_for
-from python_udfs.timeuuids import micros_from_timeuuids, timeuuids_from_micros
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
 
 
-def _validated_stream_ids(series: pd.Series, function: str) -> tuple[dict, np.ndarray]:
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
     ids, valid = binary_column(series)
-    bad = [i for i, (raw, ok) in enumerate(zip(ids, valid)) if ok and len(raw) != 16]
-    if bad:
-        raise ValueError(f"{function}: a stream id has 16 bytes, got {len(ids[bad[0]])} ({ids[bad[0]].hex()})")
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
     return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
 
 
 @returns("bigint")
@@ -5145,71 +5231,72 @@ def cdc_murmur3_token(key: Binary) -> pd.Series:
 
 @returns("int")
 def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_shard_of", "token")
-    counts, valid_count = integer_column(shard_count, "cdc_shard_of", "shard_count")
-    msbs, valid_msb = integer_column(ignore_msb, "cdc_shard_of", "ignore_msb")
-    valid = valid_token & valid_count & valid_msb
-    shards = shards_of(tokens[valid], counts[valid], msbs[valid])
-    result = np.zeros(len(token), dtype=np.int32)
-    result[valid] = shards
-    return nullable(result, valid, "Int32")
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
 
 
 @returns("binary")
 def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_stream_id", "token")
-    indexes, valid_index = integer_column(vnode_index, "cdc_stream_id", "vnode_index")
-    randoms, valid_random = integer_column(random38, "cdc_stream_id", "random38")
-    valid = valid_token & valid_index & valid_random
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
     return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_token")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["token"], valid, "Int64")
 
 
 @returns("int")
 def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_vnode_index")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["index"], valid, "Int32")
 
 
 @returns("int")
 def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_version")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["version"], valid, "Int32")
 
 
 @returns("bigint")
 def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
                                    ignore_msb: Int, shard: Int) -> pd.Series:
-    name = "cdc_find_first_token_for_shard"
-    columns = [integer_column(series, name, argument) for series, argument in (
-        (range_start, "range_start"), (range_end, "range_end"), (shard_count, "shard_count"),
-        (ignore_msb, "ignore_msb"), (shard, "shard"))]
-    valid = np.logical_and.reduce([mask for _, mask in columns])
-    starts, ends, counts, msbs, shards = (values.tolist() for values, _ in columns)
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
     result = np.zeros(len(range_start), dtype=np.int64)
-    for row in np.flatnonzero(valid):
-        result[row] = find_first_token_for_shard(starts[row], ends[row], counts[row], msbs[row], shards[row])
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
     return nullable(result, valid, "Int64")
 
 
 @returns("string")
 def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
-    micros, valid_ts = integer_column(ts_us, "cdc_timeuuid", "ts_us")
-    randoms, valid_random = integer_column(random64, "cdc_timeuuid", "random64")
-    valid = valid_ts & valid_random
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
     return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
-    valid = timeuuid.notna().to_numpy()
     micros = np.zeros(len(timeuuid), dtype=np.int64)
-    micros[valid] = micros_from_timeuuids(timeuuid[valid].tolist())
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
     return nullable(micros, valid, "Int64")
 ''').cdc_stream_id_token
 
@@ -5252,8 +5339,10 @@ sys.modules['python_udfs'] = _package
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -5263,24 +5352,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -5964,6 +6054,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -6014,7 +6106,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
@@ -6031,28 +6123,39 @@ def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
 _batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
 scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
-Null inputs give a null result. Invalid non-null inputs raise, with a message naming the function
-and the value. Call the bigint-taking functions on non-null values (see columns.py).
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from python_udfs.columns import binary_column, integer_column, nullable, objects
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
 from python_udfs.murmur3 import murmur3_tokens
 from python_udfs.sharding import find_first_token_for_shard, shards_of
 from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
-from python_udfs.stream_ids import decode_stream_ids, stream_ids_for
-from python_udfs.timeuuids import micros_from_timeuuids, timeuuids_from_micros
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
 
 
-def _validated_stream_ids(series: pd.Series, function: str) -> tuple[dict, np.ndarray]:
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
     ids, valid = binary_column(series)
-    bad = [i for i, (raw, ok) in enumerate(zip(ids, valid)) if ok and len(raw) != 16]
-    if bad:
-        raise ValueError(f"{function}: a stream id has 16 bytes, got {len(ids[bad[0]])} ({ids[bad[0]].hex()})")
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
     return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
 
 
 @returns("bigint")
@@ -6063,71 +6166,72 @@ def cdc_murmur3_token(key: Binary) -> pd.Series:
 
 @returns("int")
 def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_shard_of", "token")
-    counts, valid_count = integer_column(shard_count, "cdc_shard_of", "shard_count")
-    msbs, valid_msb = integer_column(ignore_msb, "cdc_shard_of", "ignore_msb")
-    valid = valid_token & valid_count & valid_msb
-    shards = shards_of(tokens[valid], counts[valid], msbs[valid])
-    result = np.zeros(len(token), dtype=np.int32)
-    result[valid] = shards
-    return nullable(result, valid, "Int32")
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
 
 
 @returns("binary")
 def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_stream_id", "token")
-    indexes, valid_index = integer_column(vnode_index, "cdc_stream_id", "vnode_index")
-    randoms, valid_random = integer_column(random38, "cdc_stream_id", "random38")
-    valid = valid_token & valid_index & valid_random
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
     return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_token")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["token"], valid, "Int64")
 
 
 @returns("int")
 def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_vnode_index")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["index"], valid, "Int32")
 
 
 @returns("int")
 def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_version")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["version"], valid, "Int32")
 
 
 @returns("bigint")
 def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
                                    ignore_msb: Int, shard: Int) -> pd.Series:
-    name = "cdc_find_first_token_for_shard"
-    columns = [integer_column(series, name, argument) for series, argument in (
-        (range_start, "range_start"), (range_end, "range_end"), (shard_count, "shard_count"),
-        (ignore_msb, "ignore_msb"), (shard, "shard"))]
-    valid = np.logical_and.reduce([mask for _, mask in columns])
-    starts, ends, counts, msbs, shards = (values.tolist() for values, _ in columns)
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
     result = np.zeros(len(range_start), dtype=np.int64)
-    for row in np.flatnonzero(valid):
-        result[row] = find_first_token_for_shard(starts[row], ends[row], counts[row], msbs[row], shards[row])
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
     return nullable(result, valid, "Int64")
 
 
 @returns("string")
 def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
-    micros, valid_ts = integer_column(ts_us, "cdc_timeuuid", "ts_us")
-    randoms, valid_random = integer_column(random64, "cdc_timeuuid", "random64")
-    valid = valid_ts & valid_random
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
     return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
-    valid = timeuuid.notna().to_numpy()
     micros = np.zeros(len(timeuuid), dtype=np.int64)
-    micros[valid] = micros_from_timeuuids(timeuuid[valid].tolist())
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
     return nullable(micros, valid, "Int64")
 ''').cdc_stream_id_vnode_index
 
@@ -6170,8 +6274,10 @@ sys.modules['python_udfs'] = _package
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -6181,24 +6287,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -6882,6 +6989,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -6932,7 +7041,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
@@ -6949,28 +7058,39 @@ def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
 _batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
 scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
-Null inputs give a null result. Invalid non-null inputs raise, with a message naming the function
-and the value. Call the bigint-taking functions on non-null values (see columns.py).
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from python_udfs.columns import binary_column, integer_column, nullable, objects
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
 from python_udfs.murmur3 import murmur3_tokens
 from python_udfs.sharding import find_first_token_for_shard, shards_of
 from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
-from python_udfs.stream_ids import decode_stream_ids, stream_ids_for
-from python_udfs.timeuuids import micros_from_timeuuids, timeuuids_from_micros
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
 
 
-def _validated_stream_ids(series: pd.Series, function: str) -> tuple[dict, np.ndarray]:
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
     ids, valid = binary_column(series)
-    bad = [i for i, (raw, ok) in enumerate(zip(ids, valid)) if ok and len(raw) != 16]
-    if bad:
-        raise ValueError(f"{function}: a stream id has 16 bytes, got {len(ids[bad[0]])} ({ids[bad[0]].hex()})")
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
     return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
 
 
 @returns("bigint")
@@ -6981,71 +7101,72 @@ def cdc_murmur3_token(key: Binary) -> pd.Series:
 
 @returns("int")
 def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_shard_of", "token")
-    counts, valid_count = integer_column(shard_count, "cdc_shard_of", "shard_count")
-    msbs, valid_msb = integer_column(ignore_msb, "cdc_shard_of", "ignore_msb")
-    valid = valid_token & valid_count & valid_msb
-    shards = shards_of(tokens[valid], counts[valid], msbs[valid])
-    result = np.zeros(len(token), dtype=np.int32)
-    result[valid] = shards
-    return nullable(result, valid, "Int32")
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
 
 
 @returns("binary")
 def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_stream_id", "token")
-    indexes, valid_index = integer_column(vnode_index, "cdc_stream_id", "vnode_index")
-    randoms, valid_random = integer_column(random38, "cdc_stream_id", "random38")
-    valid = valid_token & valid_index & valid_random
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
     return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_token")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["token"], valid, "Int64")
 
 
 @returns("int")
 def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_vnode_index")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["index"], valid, "Int32")
 
 
 @returns("int")
 def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_version")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["version"], valid, "Int32")
 
 
 @returns("bigint")
 def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
                                    ignore_msb: Int, shard: Int) -> pd.Series:
-    name = "cdc_find_first_token_for_shard"
-    columns = [integer_column(series, name, argument) for series, argument in (
-        (range_start, "range_start"), (range_end, "range_end"), (shard_count, "shard_count"),
-        (ignore_msb, "ignore_msb"), (shard, "shard"))]
-    valid = np.logical_and.reduce([mask for _, mask in columns])
-    starts, ends, counts, msbs, shards = (values.tolist() for values, _ in columns)
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
     result = np.zeros(len(range_start), dtype=np.int64)
-    for row in np.flatnonzero(valid):
-        result[row] = find_first_token_for_shard(starts[row], ends[row], counts[row], msbs[row], shards[row])
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
     return nullable(result, valid, "Int64")
 
 
 @returns("string")
 def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
-    micros, valid_ts = integer_column(ts_us, "cdc_timeuuid", "ts_us")
-    randoms, valid_random = integer_column(random64, "cdc_timeuuid", "random64")
-    valid = valid_ts & valid_random
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
     return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
-    valid = timeuuid.notna().to_numpy()
     micros = np.zeros(len(timeuuid), dtype=np.int64)
-    micros[valid] = micros_from_timeuuids(timeuuid[valid].tolist())
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
     return nullable(micros, valid, "Int64")
 ''').cdc_stream_id_version
 
@@ -7088,8 +7209,10 @@ sys.modules['python_udfs'] = _package
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -7099,24 +7222,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -7800,6 +7924,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -7850,7 +7976,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
@@ -7867,28 +7993,39 @@ def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
 _batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
 scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
-Null inputs give a null result. Invalid non-null inputs raise, with a message naming the function
-and the value. Call the bigint-taking functions on non-null values (see columns.py).
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from python_udfs.columns import binary_column, integer_column, nullable, objects
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
 from python_udfs.murmur3 import murmur3_tokens
 from python_udfs.sharding import find_first_token_for_shard, shards_of
 from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
-from python_udfs.stream_ids import decode_stream_ids, stream_ids_for
-from python_udfs.timeuuids import micros_from_timeuuids, timeuuids_from_micros
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
 
 
-def _validated_stream_ids(series: pd.Series, function: str) -> tuple[dict, np.ndarray]:
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
     ids, valid = binary_column(series)
-    bad = [i for i, (raw, ok) in enumerate(zip(ids, valid)) if ok and len(raw) != 16]
-    if bad:
-        raise ValueError(f"{function}: a stream id has 16 bytes, got {len(ids[bad[0]])} ({ids[bad[0]].hex()})")
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
     return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
 
 
 @returns("bigint")
@@ -7899,71 +8036,72 @@ def cdc_murmur3_token(key: Binary) -> pd.Series:
 
 @returns("int")
 def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_shard_of", "token")
-    counts, valid_count = integer_column(shard_count, "cdc_shard_of", "shard_count")
-    msbs, valid_msb = integer_column(ignore_msb, "cdc_shard_of", "ignore_msb")
-    valid = valid_token & valid_count & valid_msb
-    shards = shards_of(tokens[valid], counts[valid], msbs[valid])
-    result = np.zeros(len(token), dtype=np.int32)
-    result[valid] = shards
-    return nullable(result, valid, "Int32")
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
 
 
 @returns("binary")
 def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_stream_id", "token")
-    indexes, valid_index = integer_column(vnode_index, "cdc_stream_id", "vnode_index")
-    randoms, valid_random = integer_column(random38, "cdc_stream_id", "random38")
-    valid = valid_token & valid_index & valid_random
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
     return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_token")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["token"], valid, "Int64")
 
 
 @returns("int")
 def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_vnode_index")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["index"], valid, "Int32")
 
 
 @returns("int")
 def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_version")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["version"], valid, "Int32")
 
 
 @returns("bigint")
 def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
                                    ignore_msb: Int, shard: Int) -> pd.Series:
-    name = "cdc_find_first_token_for_shard"
-    columns = [integer_column(series, name, argument) for series, argument in (
-        (range_start, "range_start"), (range_end, "range_end"), (shard_count, "shard_count"),
-        (ignore_msb, "ignore_msb"), (shard, "shard"))]
-    valid = np.logical_and.reduce([mask for _, mask in columns])
-    starts, ends, counts, msbs, shards = (values.tolist() for values, _ in columns)
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
     result = np.zeros(len(range_start), dtype=np.int64)
-    for row in np.flatnonzero(valid):
-        result[row] = find_first_token_for_shard(starts[row], ends[row], counts[row], msbs[row], shards[row])
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
     return nullable(result, valid, "Int64")
 
 
 @returns("string")
 def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
-    micros, valid_ts = integer_column(ts_us, "cdc_timeuuid", "ts_us")
-    randoms, valid_random = integer_column(random64, "cdc_timeuuid", "random64")
-    valid = valid_ts & valid_random
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
     return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
-    valid = timeuuid.notna().to_numpy()
     micros = np.zeros(len(timeuuid), dtype=np.int64)
-    micros[valid] = micros_from_timeuuids(timeuuid[valid].tolist())
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
     return nullable(micros, valid, "Int64")
 ''').cdc_find_first_token_for_shard
 
@@ -8006,8 +8144,10 @@ sys.modules['python_udfs'] = _package
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -8017,24 +8157,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -8718,6 +8859,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -8768,7 +8911,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
@@ -8785,28 +8928,39 @@ def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
 _batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
 scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
-Null inputs give a null result. Invalid non-null inputs raise, with a message naming the function
-and the value. Call the bigint-taking functions on non-null values (see columns.py).
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from python_udfs.columns import binary_column, integer_column, nullable, objects
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
 from python_udfs.murmur3 import murmur3_tokens
 from python_udfs.sharding import find_first_token_for_shard, shards_of
 from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
-from python_udfs.stream_ids import decode_stream_ids, stream_ids_for
-from python_udfs.timeuuids import micros_from_timeuuids, timeuuids_from_micros
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
 
 
-def _validated_stream_ids(series: pd.Series, function: str) -> tuple[dict, np.ndarray]:
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
     ids, valid = binary_column(series)
-    bad = [i for i, (raw, ok) in enumerate(zip(ids, valid)) if ok and len(raw) != 16]
-    if bad:
-        raise ValueError(f"{function}: a stream id has 16 bytes, got {len(ids[bad[0]])} ({ids[bad[0]].hex()})")
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
     return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
 
 
 @returns("bigint")
@@ -8817,71 +8971,72 @@ def cdc_murmur3_token(key: Binary) -> pd.Series:
 
 @returns("int")
 def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_shard_of", "token")
-    counts, valid_count = integer_column(shard_count, "cdc_shard_of", "shard_count")
-    msbs, valid_msb = integer_column(ignore_msb, "cdc_shard_of", "ignore_msb")
-    valid = valid_token & valid_count & valid_msb
-    shards = shards_of(tokens[valid], counts[valid], msbs[valid])
-    result = np.zeros(len(token), dtype=np.int32)
-    result[valid] = shards
-    return nullable(result, valid, "Int32")
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
 
 
 @returns("binary")
 def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_stream_id", "token")
-    indexes, valid_index = integer_column(vnode_index, "cdc_stream_id", "vnode_index")
-    randoms, valid_random = integer_column(random38, "cdc_stream_id", "random38")
-    valid = valid_token & valid_index & valid_random
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
     return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_token")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["token"], valid, "Int64")
 
 
 @returns("int")
 def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_vnode_index")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["index"], valid, "Int32")
 
 
 @returns("int")
 def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_version")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["version"], valid, "Int32")
 
 
 @returns("bigint")
 def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
                                    ignore_msb: Int, shard: Int) -> pd.Series:
-    name = "cdc_find_first_token_for_shard"
-    columns = [integer_column(series, name, argument) for series, argument in (
-        (range_start, "range_start"), (range_end, "range_end"), (shard_count, "shard_count"),
-        (ignore_msb, "ignore_msb"), (shard, "shard"))]
-    valid = np.logical_and.reduce([mask for _, mask in columns])
-    starts, ends, counts, msbs, shards = (values.tolist() for values, _ in columns)
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
     result = np.zeros(len(range_start), dtype=np.int64)
-    for row in np.flatnonzero(valid):
-        result[row] = find_first_token_for_shard(starts[row], ends[row], counts[row], msbs[row], shards[row])
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
     return nullable(result, valid, "Int64")
 
 
 @returns("string")
 def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
-    micros, valid_ts = integer_column(ts_us, "cdc_timeuuid", "ts_us")
-    randoms, valid_random = integer_column(random64, "cdc_timeuuid", "random64")
-    valid = valid_ts & valid_random
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
     return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
-    valid = timeuuid.notna().to_numpy()
     micros = np.zeros(len(timeuuid), dtype=np.int64)
-    micros[valid] = micros_from_timeuuids(timeuuid[valid].tolist())
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
     return nullable(micros, valid, "Int64")
 ''').cdc_timeuuid
 
@@ -8924,8 +9079,10 @@ sys.modules['python_udfs'] = _package
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -8935,24 +9092,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -9636,6 +9794,8 @@ from python_udfs.int64 import MASK64, as_uint64_bits
 
 GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
 MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
 VERSION_1_BITS = 0x1000
 VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
 VARIANT_RFC4122 = 0x8000_0000_0000_0000
@@ -9686,7 +9846,7 @@ _U = np.uint64
 def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
     """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
     ts = np.asarray(ts_us, dtype=np.int64)
-    if ts.size and (ts.min() < -GREGORIAN_TO_UNIX_TICKS // 10 or ts.max() > (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10):
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
         raise ValueError("timestamp outside the timeuuid range")
     with np.errstate(over="ignore"):
         t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
@@ -9703,28 +9863,39 @@ def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
 _batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
 scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
-Null inputs give a null result. Invalid non-null inputs raise, with a message naming the function
-and the value. Call the bigint-taking functions on non-null values (see columns.py).
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from python_udfs.columns import binary_column, integer_column, nullable, objects
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
 from python_udfs.murmur3 import murmur3_tokens
 from python_udfs.sharding import find_first_token_for_shard, shards_of
 from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
-from python_udfs.stream_ids import decode_stream_ids, stream_ids_for
-from python_udfs.timeuuids import micros_from_timeuuids, timeuuids_from_micros
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
 
 
-def _validated_stream_ids(series: pd.Series, function: str) -> tuple[dict, np.ndarray]:
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
     ids, valid = binary_column(series)
-    bad = [i for i, (raw, ok) in enumerate(zip(ids, valid)) if ok and len(raw) != 16]
-    if bad:
-        raise ValueError(f"{function}: a stream id has 16 bytes, got {len(ids[bad[0]])} ({ids[bad[0]].hex()})")
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
     return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
 
 
 @returns("bigint")
@@ -9735,71 +9906,72 @@ def cdc_murmur3_token(key: Binary) -> pd.Series:
 
 @returns("int")
 def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_shard_of", "token")
-    counts, valid_count = integer_column(shard_count, "cdc_shard_of", "shard_count")
-    msbs, valid_msb = integer_column(ignore_msb, "cdc_shard_of", "ignore_msb")
-    valid = valid_token & valid_count & valid_msb
-    shards = shards_of(tokens[valid], counts[valid], msbs[valid])
-    result = np.zeros(len(token), dtype=np.int32)
-    result[valid] = shards
-    return nullable(result, valid, "Int32")
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
 
 
 @returns("binary")
 def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
-    tokens, valid_token = integer_column(token, "cdc_stream_id", "token")
-    indexes, valid_index = integer_column(vnode_index, "cdc_stream_id", "vnode_index")
-    randoms, valid_random = integer_column(random38, "cdc_stream_id", "random38")
-    valid = valid_token & valid_index & valid_random
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
     return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_token")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["token"], valid, "Int64")
 
 
 @returns("int")
 def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_vnode_index")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["index"], valid, "Int32")
 
 
 @returns("int")
 def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
-    fields, valid = _validated_stream_ids(stream_id, "cdc_stream_id_version")
+    fields, valid = _stream_ids(stream_id)
     return nullable(fields["version"], valid, "Int32")
 
 
 @returns("bigint")
 def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
                                    ignore_msb: Int, shard: Int) -> pd.Series:
-    name = "cdc_find_first_token_for_shard"
-    columns = [integer_column(series, name, argument) for series, argument in (
-        (range_start, "range_start"), (range_end, "range_end"), (shard_count, "shard_count"),
-        (ignore_msb, "ignore_msb"), (shard, "shard"))]
-    valid = np.logical_and.reduce([mask for _, mask in columns])
-    starts, ends, counts, msbs, shards = (values.tolist() for values, _ in columns)
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
     result = np.zeros(len(range_start), dtype=np.int64)
-    for row in np.flatnonzero(valid):
-        result[row] = find_first_token_for_shard(starts[row], ends[row], counts[row], msbs[row], shards[row])
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
     return nullable(result, valid, "Int64")
 
 
 @returns("string")
 def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
-    micros, valid_ts = integer_column(ts_us, "cdc_timeuuid", "ts_us")
-    randoms, valid_random = integer_column(random64, "cdc_timeuuid", "random64")
-    valid = valid_ts & valid_random
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
     return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
 
 
 @returns("bigint")
 def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
-    valid = timeuuid.notna().to_numpy()
     micros = np.zeros(len(timeuuid), dtype=np.int64)
-    micros[valid] = micros_from_timeuuids(timeuuid[valid].tolist())
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
     return nullable(micros, valid, "Int64")
 ''').cdc_timeuuid_micros
 
@@ -9853,6 +10025,14 @@ class CqlValueError(ValueError):
 
 class CqlTypeError(CqlValueError):
     """A CQL type text cannot be parsed, or names an unknown user-defined type."""
+
+
+def problem_text(error: Exception) -> str:
+    """What a row's value could not be read as, from any exception reading it raised: a
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
+    if isinstance(error, CqlValueError):
+        return str(error)
+    return f"cannot be read ({type(error).__name__}: {error})"
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -10820,8 +11000,10 @@ def clustering_sort_key(ck_json: str | dict | None, names: Sequence[str], types:
 _module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
 
 Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
-``float64``. Such a batch is accepted only when every value is below 2^53 in magnitude (so
-nothing was rounded); otherwise the function fails and says so.
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
 """
 from __future__ import annotations
 
@@ -10831,24 +11013,25 @@ import pandas as pd
 EXACT_FLOAT_LIMIT = 1 << 53
 
 
-def integer_column(series: pd.Series, function: str, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 values with nulls as 0, validity mask) of an integer input column, refusing any
-    value that Arrow's null handling may have rounded through float64."""
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
     if series.dtype.kind in "iu":
         return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
     valid = series.notna().to_numpy()
     values = np.zeros(len(series), dtype=np.int64)
     if series.dtype.kind == "f":
-        present = series.to_numpy()[valid]
-        if present.size and np.abs(present).max() >= EXACT_FLOAT_LIMIT:
-            raise ValueError(
-                f"{function}: argument {argument} has nulls in a batch with values >= 2^53, which Spark's "
-                f"Arrow conversion passed as float64 and may have rounded; call {function} on non-null "
-                f"values only (filter nulls first, or coalesce({argument}, 0) and null the result)")
-        values[valid] = present.astype(np.int64)
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
     else:
         values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
     return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
 
 
 def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
@@ -11182,6 +11365,7 @@ import numpy as np
 
 from python_udfs.cql_types import CqlType, UdtRegistry, parse_cql_type
 from python_udfs.cql_values import CqlValueError, describe_json, loads_json, serialize_json_value
+from python_udfs.errors import problem_text
 from python_udfs.murmur3 import murmur3_token, murmur3_tokens
 from python_udfs.token_fast_path import fast_routing_key
 
@@ -11251,8 +11435,8 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
                              ) -> tuple[np.ndarray, list[str | None]]:
     """Vectorized ``token_of_partition_key``: (int64 tokens, error message or None per row).
 
-    Rows whose key is null or cannot be tokenised get token 0 and an error message; hashing is
-    batched by key length. Keys of the commonest types take a fast path (token_fast_path).
+    Rows whose key is null or cannot be tokenised get token 0 and an error message (never an
+    exception); hashing is batched by key length. Keys of the commonest types take a fast path (token_fast_path).
     """
     keys: list[bytes] = []
     hashed_rows: list[int] = []
@@ -11264,13 +11448,13 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
         if names is None or types is None:
             errors[row] = "partition key column names or types are null"
             continue
-        key = fast_routing_key(key_json, names, tuple(types))
-        if key is None:
-            try:
+        try:
+            key = fast_routing_key(key_json, names, tuple(types))
+            if key is None:
                 key = routing_key_of_partition_key(key_json, list(names), list(types), udts)
-            except CqlValueError as error:
-                errors[row] = str(error)
-                continue
+        except Exception as error:  # noqa: BLE001 -- a bad key is its row's problem, never the build's
+            errors[row] = problem_text(error)
+            continue
         keys.append(key)
         hashed_rows.append(row)
     tokens = np.zeros(len(partition_keys_json), dtype=np.int64)
@@ -11278,7 +11462,10 @@ def tokens_of_partition_keys(partition_keys_json: Sequence[str | None], names_pe
     return tokens, errors
 ''')
 _batch_function = _module('python_udfs.key_udfs', r'''"""Batch functions over JSON key values: the partition key's token (scylla-math.md §1.1-1.4) and
-the clustering key's sort key (clustering.py), each bound to a registry of user types."""
+the clustering key's sort key (clustering.py), each bound to a registry of user types.
+
+A key that cannot be read gives a null sort key, or a token with its ``error``: never an
+exception (the validation model reports the key's problem)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -11305,8 +11492,11 @@ def make_clustering_sort_key_udf(udts: UdtRegistry | None = None) -> Callable:
             if row_names is None or row_types is None or row_orders is None or row_bound is None:
                 keys.append(None)
                 continue
-            keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
-                                            row_bound, udts))
+            try:
+                keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
+                                                row_bound, udts))
+            except Exception:  # noqa: BLE001 -- a bad key is its row's problem (cdc_key_error says which)
+                keys.append(None)
         return pd.Series(keys, dtype=object)
 
     return cdc_clustering_sort_key
@@ -11378,6 +11568,14 @@ class CqlValueError(ValueError):
 
 class CqlTypeError(CqlValueError):
     """A CQL type text cannot be parsed, or names an unknown user-defined type."""
+
+
+def problem_text(error: Exception) -> str:
+    """What a row's value could not be read as, from any exception reading it raised: a
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
+    if isinstance(error, CqlValueError):
+        return str(error)
+    return f"cannot be read ({type(error).__name__}: {error})"
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -12303,8 +12501,9 @@ def sql_return_type(function: Callable) -> str:
 ''')
 _batch_function = _module('python_udfs.input_checks', r'''"""Checks of the input contract's JSON values and keys, and raw JSON member extraction.
 
-Used by the validation model: each function returns a problem text (or None) rather than
-raising, so that one bad input row is reported, not fatal.
+Used by the validation model: each function returns a problem text (or None), and
+``json_members`` None for a text that is not a JSON object, rather than raising, so that one bad
+input row is reported, not fatal.
 """
 from __future__ import annotations
 
@@ -12314,8 +12513,9 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
-from python_udfs.errors import CqlValueError
+from python_udfs.errors import problem_text
 from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
@@ -12323,7 +12523,7 @@ _WHITESPACE = " \t\n\r"
 
 
 @lru_cache(maxsize=256)
-def user_types(user_types_json: str | None) -> dict | None:
+def user_types(user_types_json: str | None) -> dict | None:  # written by int_base_columns_described
     """A keyspace's user types from JSON ``{"type": [["field", "type"], ...]}`` (None: none)."""
     return None if user_types_json is None else {name: [tuple(f) for f in fields]
                                                  for name, fields in json.loads(user_types_json).items()}
@@ -12336,8 +12536,27 @@ def value_error(value_json: str | None, cql_type: str | None, user_types_json: s
         return None
     try:
         decode_json_value(loads_json(value_json), cql_type, user_types(user_types_json))
-    except CqlValueError as e:
-        return str(e)
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+    return None
+
+
+def type_error(cql_type: str | None, user_types_json: str | None = None) -> str | None:
+    """Why ``cql_type`` is not a CQL type this pipeline can read (a syntax error, an unknown
+    name, a user type the keyspace does not define), or None."""
+    if cql_type is None:
+        return None
+    try:
+        udts = user_types(user_types_json)
+        pending, seen = [parse_cql_type(cql_type)], set()
+        while pending:
+            node = pending.pop()
+            if node.name == UDT and node.udt_name not in seen:
+                seen.add(node.udt_name)
+                pending.extend(field_type for _, field_type in udt_fields(node, udts))
+            pending.extend(node.params)
+    except Exception as error:  # noqa: BLE001
+        return problem_text(error)
     return None
 
 
@@ -12348,9 +12567,13 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
     if key_json is None or names is None or types is None:
         return None
     try:
-        key = loads_json(key_json)
-    except CqlValueError as e:
-        return str(e)
+        return _key_error(key_json, names, types, allow_prefix)
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+
+
+def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
+    key = loads_json(key_json)
     if not isinstance(key, dict):
         return f"expected a JSON object of key columns, got {describe_json(key)}"
     unknown = [k for k in key if k not in names]
@@ -12367,15 +12590,23 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
             break
         try:
             decode_json_value(key[name], cql_type)
-        except CqlValueError as e:
-            return f"column {name}: {e}"
+        except Exception as error:  # noqa: BLE001
+            return f"column {name}: {problem_text(error)}"
     return None
 
 
 def json_members(text: str | None) -> dict[str, str] | None:
-    """The members of a JSON object, each value kept as its exact JSON text."""
+    """The members of a JSON object, each value kept as its exact JSON text; None when ``text``
+    is null or not a JSON object (the key checks say why)."""
     if text is None:
         return None
+    try:
+        return _json_members(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _json_members(text: str) -> dict[str, str]:
     members: dict[str, str] = {}
     pos = _skip(text, 0)
     if text[pos:pos + 1] != "{":
@@ -12408,6 +12639,11 @@ def cdc_value_error(value: String, cql_type: String, user_types_json: String) ->
 
 
 @returns("string")
+def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
+    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+
+
+@returns("string")
 def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
     return pd.Series(
         [
@@ -12427,11 +12663,1164 @@ def sql_functions() -> dict[str, Callable]:
     """The batch function of every SQL function of this module, by SQL name."""
     return {
         "cdc_value_error": cdc_value_error,
+        "cdc_type_error": cdc_type_error,
         "cdc_key_error": cdc_key_error,
         "cdc_json_members": cdc_json_members,
     }
 
 ''').cdc_value_error
+
+
+def handler(batches):
+    """Each batch of argument columns (one Series, or a tuple of Series) through the batch function."""
+    for batch in batches:
+        yield _batch_function(*(batch if isinstance(batch, tuple) else (batch,)))
+{% endraw %}$$
+    {%- endset -%}
+    {%- do statements.append(ddl) -%}
+
+    {%- set ddl -%}
+CREATE OR REPLACE FUNCTION {{ schema_path }}.`cdc_type_error`(`cql_type` string, `user_types_json` string)
+RETURNS string
+LANGUAGE PYTHON
+PARAMETER STYLE PANDAS
+HANDLER 'handler'
+DETERMINISTIC
+COMMENT 'cdclake: python_udfs.input_checks.cdc_type_error, generated by cdclake/databricks_udfs.py'
+AS $$
+{% raw %}# cdc_type_error: the batch function python_udfs.input_checks.cdc_type_error, with the python_udfs modules it needs
+# inlined verbatim. Generated by cdclake/databricks_udfs.py: do not edit.
+import sys
+import types
+
+
+def _module(name, source):
+    """Load one inlined python_udfs module under its own name, so the next ones can import it."""
+    module = types.ModuleType(name)
+    module.__file__ = name.replace(".", "/") + ".py"
+    sys.modules[name] = module
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return module
+
+
+_package = types.ModuleType('python_udfs')
+_package.__path__ = []
+sys.modules['python_udfs'] = _package
+_module('python_udfs.errors', r'''"""Errors raised by the CQL value and type layer.
+
+Both are ``ValueError`` subclasses so callers can catch either one broadly; the message always
+names what was expected and the offending input, so a user can fix the row.
+"""
+from __future__ import annotations
+
+
+class CqlValueError(ValueError):
+    """A JSON value (or key) cannot be read as the CQL type it is declared with."""
+
+
+class CqlTypeError(CqlValueError):
+    """A CQL type text cannot be parsed, or names an unknown user-defined type."""
+
+
+def problem_text(error: Exception) -> str:
+    """What a row's value could not be read as, from any exception reading it raised: a
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
+    if isinstance(error, CqlValueError):
+        return str(error)
+    return f"cannot be read ({type(error).__name__}: {error})"
+''')
+_module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
+
+``parse_cql_type("frozen<map<int, text>>")`` gives
+``CqlType("map", (CqlType("int"), CqlType("text")), frozen=True)``. Native type names are
+case-insensitive; any other bare name is a user-defined type (UDT), kept as written
+(``ks.address`` or ``"Address"`` with the quotes removed). ``frozen<...>`` only sets a flag:
+it does not change how a value is serialized.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Mapping, Sequence, Tuple, Union
+
+from python_udfs.errors import CqlTypeError
+
+INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "varint"})
+TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
+NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
+    "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
+    "float", "double", "decimal", "inet", "duration",
+})
+COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
+TUPLE = "tuple"
+UDT = "udt"
+
+
+@dataclass(frozen=True)
+class CqlType:
+    """One node of a CQL type: a native type, a collection, a tuple or a UDT reference."""
+
+    name: str                               # native name, "list"/"set"/"map", "tuple" or "udt"
+    params: Tuple["CqlType", ...] = ()      # element types (collections, tuples)
+    frozen: bool = False
+    udt_name: str | None = None             # only for name == "udt"
+
+    @property
+    def is_collection(self) -> bool:
+        return self.name in COLLECTION_ARITY
+
+    def __str__(self) -> str:
+        if self.name == UDT:
+            text = self.udt_name or ""
+        elif self.params:
+            text = f"{self.name}<{', '.join(str(p) for p in self.params)}>"
+        else:
+            text = self.name
+        return f"frozen<{text}>" if self.frozen and (self.is_collection or self.name == UDT) else text
+
+
+# A UDT registry: UDT name -> its fields in declaration order, as (name, type text) pairs or a
+# mapping {field name: type text} (insertion order is the declaration order).
+UdtFields = Union[Sequence[Tuple[str, str]], Mapping[str, str]]
+UdtRegistry = Mapping[str, UdtFields]
+
+_TOKEN = re.compile(r'\s*(?:(?P<punct>[<>,])|"(?P<quoted>(?:[^"]|"")*)"|(?P<word>[A-Za-z0-9_.$]+))')
+
+
+def _tokenize(text: str) -> list[tuple[str, str]]:
+    tokens: list[tuple[str, str]] = []
+    position = 0
+    stripped_end = len(text.rstrip())
+    while position < stripped_end:
+        match = _TOKEN.match(text, position)
+        if not match:
+            raise CqlTypeError(f"cannot parse CQL type {text!r}: unexpected {text[position:].strip()[:20]!r}")
+        if match.group("punct"):
+            tokens.append(("punct", match.group("punct")))
+        elif match.group("quoted") is not None:
+            tokens.append(("quoted", match.group("quoted").replace('""', '"')))
+        else:
+            tokens.append(("word", match.group("word")))
+        position = match.end()
+    return tokens
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens = _tokenize(text)
+        self.position = 0
+
+    def fail(self, what: str) -> CqlTypeError:
+        return CqlTypeError(f"cannot parse CQL type {self.text!r}: {what}")
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.position] if self.position < len(self.tokens) else None
+
+    def take_punct(self, symbol: str) -> bool:
+        if self.peek() == ("punct", symbol):
+            self.position += 1
+            return True
+        return False
+
+    def expect_punct(self, symbol: str) -> None:
+        if not self.take_punct(symbol):
+            found = self.peek()
+            raise self.fail(f"expected {symbol!r}, found {found[1] if found else 'end of text'!r}")
+
+    def parse_params(self) -> list[CqlType]:
+        self.expect_punct("<")
+        params = [self.parse_type()]
+        while self.take_punct(","):
+            params.append(self.parse_type())
+        self.expect_punct(">")
+        return params
+
+    def parse_type(self) -> CqlType:
+        token = self.peek()
+        if token is None or token[0] == "punct":
+            raise self.fail("expected a type name")
+        self.position += 1
+        kind, word = token
+        if kind == "quoted":
+            return CqlType(UDT, udt_name=word)
+        lowered = word.lower()
+        if lowered == "frozen":
+            params = self.parse_params()
+            if len(params) != 1:
+                raise self.fail("frozen<...> takes exactly one type")
+            inner = params[0]
+            return CqlType(inner.name, inner.params, True, inner.udt_name)
+        if lowered in COLLECTION_ARITY:
+            params = self.parse_params()
+            if len(params) != COLLECTION_ARITY[lowered]:
+                raise self.fail(f"{lowered} takes {COLLECTION_ARITY[lowered]} type parameter(s)")
+            return CqlType(lowered, tuple(params))
+        if lowered == TUPLE:
+            return CqlType(TUPLE, tuple(self.parse_params()), frozen=True)
+        if lowered in NATIVE_TYPES:
+            return CqlType(lowered)
+        if self.peek() == ("punct", "<"):
+            raise self.fail(f"unknown parameterized type {word!r}")
+        return CqlType(UDT, udt_name=word)
+
+
+@lru_cache(maxsize=4096)
+def parse_cql_type(text: str) -> CqlType:
+    """Parse CQL type text such as ``int``, ``frozen<map<int, text>>`` or ``tuple<int, text>``."""
+    if not isinstance(text, str) or not text.strip():
+        raise CqlTypeError(f"cannot parse CQL type {text!r}: empty type")
+    parser = _Parser(text)
+    parsed = parser.parse_type()
+    if parser.peek() is not None:
+        raise parser.fail(f"unexpected {parser.peek()[1]!r} after the type")
+    return parsed
+
+
+def as_cql_type(type_or_text: CqlType | str) -> CqlType:
+    """Accept either a parsed type or its text."""
+    return type_or_text if isinstance(type_or_text, CqlType) else parse_cql_type(type_or_text)
+
+
+def udt_fields(cql_type: CqlType, udts: UdtRegistry | None) -> list[tuple[str, CqlType]]:
+    """The declared fields of a UDT reference, resolved through the caller's registry.
+
+    A keyspace-qualified name (``ks.address``) also matches a registry entry ``address``.
+    """
+    name = cql_type.udt_name or ""
+    registry = udts or {}
+    fields = registry.get(name)
+    if fields is None and "." in name:
+        fields = registry.get(name.rsplit(".", 1)[1])
+    if fields is None:
+        raise CqlTypeError(f"unknown user-defined type {name!r}")
+    pairs = fields.items() if isinstance(fields, Mapping) else fields
+    return [(field_name, as_cql_type(field_type)) for field_name, field_type in pairs]
+''')
+_module('python_udfs.cql_serialize', r'''"""Python values -> CQL native-protocol value bytes (``scylla-math.md`` §1.1).
+
+Input values are the canonical Python forms produced by ``cql_values.decode_json_value``:
+
+=========================================  ==============================================
+CQL type                                   Python value
+=========================================  ==============================================
+tinyint, smallint, int, bigint, counter,   ``int``
+varint
+float, double                              ``float`` (a float value is float32-exact)
+decimal                                    ``decimal.Decimal`` (finite; its exponent is -scale)
+boolean                                    ``bool``
+text, varchar, ascii                       ``str``
+blob                                       ``bytes``
+uuid, timeuuid                             ``uuid.UUID``
+inet                                       ``ipaddress.IPv4Address`` / ``IPv6Address``
+timestamp                                  ``int`` milliseconds since the epoch
+date                                       ``int`` days since the epoch (signed)
+time                                       ``int`` nanoseconds since midnight
+duration                                   ``Duration(months, days, nanoseconds)``
+list / set                                 ``list`` (a set already sorted and distinct)
+map                                        ``list`` of ``(key, value)`` (sorted, distinct keys)
+tuple                                      ``tuple`` (``None`` = null element)
+user-defined type                          ``dict`` field -> value (``None`` = null field)
+=========================================  ==============================================
+
+Collections use the protocol v3+ layout: ``int32 count`` then ``int32 length ‖ bytes`` per
+element (map: key then value). Tuples and UDTs: ``int32 length ‖ bytes`` per element, ``-1`` for
+null. No length prefix is put around the top-level value.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from decimal import Decimal
+from typing import Any, NamedTuple
+
+from python_udfs.cql_types import (
+    TUPLE, UDT, CqlType, UdtRegistry, as_cql_type, udt_fields,
+)
+from python_udfs.errors import CqlValueError
+
+INT_WIDTH_BYTES = {"tinyint": 1, "smallint": 2, "int": 4, "bigint": 8, "counter": 8,
+                   "timestamp": 8, "time": 8}
+CANONICAL_NAN_BITS = {4: 0x7FC00000, 8: 0x7FF8000000000000}
+DATE_EPOCH_OFFSET = 1 << 31            # date is stored as unsigned days + 2^31
+NANOS_PER_DAY = 86_400 * 10**9
+
+
+class Duration(NamedTuple):
+    """A CQL duration; all three parts share one sign (§1.1: three signed vints)."""
+
+    months: int
+    days: int
+    nanoseconds: int
+
+
+def serialize_int(value: int, width: int) -> bytes:
+    """Big-endian two's complement of ``width`` bytes."""
+    return value.to_bytes(width, "big", signed=True)
+
+
+def serialize_varint(value: int) -> bytes:
+    """Minimal big-endian two's complement (``0`` -> ``00``, ``128`` -> ``0080``)."""
+    magnitude_bits = (value if value >= 0 else ~value).bit_length()
+    return value.to_bytes(magnitude_bits // 8 + 1, "big", signed=True)
+
+
+def serialize_decimal(value: Decimal) -> bytes:
+    """4-byte big-endian scale, then the varint of the unscaled value."""
+    sign, digits, exponent = value.as_tuple()
+    unscaled = int("".join(map(str, digits)) or "0")
+    return serialize_int(-exponent, 4) + serialize_varint(-unscaled if sign else unscaled)
+
+
+def float_bits(value: float, width: int) -> int:
+    """IEEE-754 bits of a float (width 4) or double (width 8); every NaN becomes the quiet NaN."""
+    if math.isnan(value):
+        return CANONICAL_NAN_BITS[width]
+    fmt = ">f" if width == 4 else ">d"
+    return int.from_bytes(struct.pack(fmt, value), "big")
+
+
+def unsigned_vint(value: int) -> bytes:
+    """Cassandra/Scylla unsigned vint: leading 1-bits of the first byte count the extra bytes."""
+    leading_zeros = 64 - (value | 1).bit_length()
+    size = (639 - leading_zeros * 9) >> 6
+    if size == 1:
+        return bytes([value])
+    extra_bytes = size - 1
+    encoded = bytearray(value.to_bytes(size, "big"))
+    encoded[0] |= (~(0xFF >> extra_bytes)) & 0xFF
+    return bytes(encoded)
+
+
+def signed_vint(value: int) -> bytes:
+    """Zig-zag encode a signed 64-bit integer, then write it as an unsigned vint."""
+    return unsigned_vint(value * 2 if value >= 0 else -value * 2 - 1)
+
+
+def serialize_duration(value: Duration) -> bytes:
+    return signed_vint(value.months) + signed_vint(value.days) + signed_vint(value.nanoseconds)
+
+
+def _framed(element: bytes | None) -> bytes:
+    """``int32 length ‖ bytes``; ``-1`` and no bytes for null."""
+    if element is None:
+        return b"\xff\xff\xff\xff"
+    return len(element).to_bytes(4, "big") + element
+
+
+def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = None) -> bytes:
+    """Serialize a canonical Python value of ``cql_type`` exactly as the CQL protocol does."""
+    cql_type = as_cql_type(cql_type)
+    name = cql_type.name
+    try:
+        if name in INT_WIDTH_BYTES:
+            return serialize_int(value, INT_WIDTH_BYTES[name])
+        if name == "varint":
+            return serialize_varint(value)
+        if name in ("text", "varchar", "ascii"):
+            return value.encode("utf-8")
+        if name == "blob":
+            return bytes(value)
+        if name == "boolean":
+            return b"\x01" if value else b"\x00"
+        if name in ("uuid", "timeuuid"):
+            return value.bytes
+        if name == "inet":
+            return value.packed
+        if name == "date":
+            return (value + DATE_EPOCH_OFFSET).to_bytes(4, "big")
+        if name == "float":
+            return float_bits(value, 4).to_bytes(4, "big")
+        if name == "double":
+            return float_bits(value, 8).to_bytes(8, "big")
+        if name == "decimal":
+            return serialize_decimal(value)
+        if name == "duration":
+            return serialize_duration(value)
+    except (OverflowError, AttributeError, TypeError, UnicodeEncodeError) as error:
+        raise CqlValueError(f"cannot serialize {value!r} as {cql_type}: {error}") from None
+    if name in ("list", "set"):
+        (element_type,) = cql_type.params
+        return len(value).to_bytes(4, "big") + b"".join(
+            _framed(serialize_value(element, element_type, udts)) for element in value)
+    if name == "map":
+        key_type, value_type = cql_type.params
+        return len(value).to_bytes(4, "big") + b"".join(
+            _framed(serialize_value(key, key_type, udts)) + _framed(serialize_value(item, value_type, udts))
+            for key, item in value)
+    if name == TUPLE:
+        return b"".join(
+            _framed(None if element is None else serialize_value(element, element_type, udts))
+            for element, element_type in zip(value, cql_type.params))
+    if name == UDT:
+        return b"".join(
+            _framed(None if value.get(field) is None else serialize_value(value[field], field_type, udts))
+            for field, field_type in udt_fields(cql_type, udts))
+    raise CqlValueError(f"cannot serialize values of type {cql_type}")
+''')
+_module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
+from __future__ import annotations
+
+import numpy as np
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+MASK64 = (1 << 64) - 1
+
+
+def to_signed64(value: int) -> int:
+    """Reinterpret the low 64 bits of ``value`` as two's complement (``s64``)."""
+    value &= MASK64
+    return value - (1 << 64) if value >> 63 else value
+
+
+def as_uint64_bits(values) -> np.ndarray:
+    """64-bit patterns of int64, uint64 or Python-int values as a uint64 array (``u64``)."""
+    array = np.asarray(values)
+    if array.dtype == np.uint64:
+        return array
+    if array.dtype == object:
+        return np.array([int(v) & MASK64 for v in array], dtype=np.uint64)
+    return array.astype(np.int64).view(np.uint64)
+''')
+_module('python_udfs.ordering', r'''"""Order-preserving byte keys for CQL values: unsigned byte order == ScyllaDB's type order.
+
+``order_key(a, T) < order_key(b, T)`` (plain ``bytes`` comparison, which is also Spark's
+``BinaryType`` order) exactly when ScyllaDB's ``abstract_type::compare`` (``types.cc``
+``compare_visitor``) puts ``a`` before ``b``; equal keys mean "equal for ScyllaDB" (e.g. decimal
+``1.5`` and ``1.50``). Every key is prefix-free, so keys can be concatenated (clustering
+prefixes, collection elements) and inverted byte-wise for descending order.
+
+Per type (ScyllaDB rule -> encoding):
+
+* tinyint..bigint, counter, timestamp, time: signed compare -> big-endian with the sign bit flipped.
+* date: unsigned compare of the serialized ``days + 2^31`` -> those 4 bytes.
+* boolean: false < true -> one byte.
+* varint: numeric -> class byte (neg 0x00 / zero 0x01 / pos 0x02), 4-byte magnitude length,
+  magnitude; negatives bit-inverted.
+* decimal: numeric (``big_decimal::compare``) -> class byte, 8-byte biased decimal exponent,
+  digits (+1) and a 0x00 terminator; negatives bit-inverted.
+* float, double: NaN == NaN greatest, -0 < 0 -> IEEE total-order transform of canonical bits.
+* text, varchar, ascii, blob, inet: unsigned bytes -> 0x00 escaped as 0x00 0xFF, end 0x00 0x01.
+* timeuuid: ``timeuuid_tri_compare``: timestamp (version nibble masked) then the low 8 bytes as
+  *signed* bytes -> reordered 60-bit time (8 bytes) then ``lsb ^ 0x8080808080808080``.
+* uuid: version nibble first; version 1 -> as timeuuid but the low 8 bytes unsigned; other
+  versions -> the raw 16 bytes.
+* list, set: element-wise, shorter first -> per element 0x01 + key, end 0x00.
+* map: pairs (key then value), shorter first -> per pair 0x01 + key + value, end 0x00.
+* tuple, UDT: element-wise, null < value, trailing nulls ignored -> trailing nulls dropped,
+  per element null 0x01 / value 0x02 + key, end 0x00.
+* duration: not allowed in keys, sets or map keys -> ``CqlValueError``.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from python_udfs.cql_serialize import INT_WIDTH_BYTES, float_bits, serialize_value
+from python_udfs.cql_types import TUPLE, UDT, CqlType, UdtRegistry, as_cql_type, udt_fields
+from python_udfs.errors import CqlValueError
+
+ESCAPED_ZERO = b"\x00\xff"
+BYTES_TERMINATOR = b"\x00\x01"
+SEQUENCE_END = b"\x00"
+ELEMENT = b"\x01"
+NULL_FIELD = b"\x01"
+PRESENT_FIELD = b"\x02"
+NEGATIVE, ZERO, POSITIVE = b"\x00", b"\x01", b"\x02"
+TIMEUUID_LSB_SIGN_FLIP = 0x8080808080808080
+_INVERTED_BYTES = bytes(range(255, -1, -1))
+
+
+def invert(key: bytes) -> bytes:
+    """Bit-invert every byte: reverses the order of prefix-free keys (descending columns)."""
+    return key.translate(_INVERTED_BYTES)
+
+
+def escaped_bytes_key(data: bytes) -> bytes:
+    """Prefix-free, order-preserving form of an unsigned byte string."""
+    return data.replace(b"\x00", ESCAPED_ZERO) + BYTES_TERMINATOR
+
+
+def signed_int_key(value: int, width: int) -> bytes:
+    return (value + (1 << (8 * width - 1))).to_bytes(width, "big")
+
+
+def varint_key(value: int) -> bytes:
+    if value == 0:
+        return ZERO
+    magnitude = abs(value)
+    length = (magnitude.bit_length() + 7) // 8
+    body = length.to_bytes(4, "big") + magnitude.to_bytes(length, "big")
+    return POSITIVE + body if value > 0 else NEGATIVE + invert(body)
+
+
+def decimal_key(value: Decimal) -> bytes:
+    if not value:
+        return ZERO
+    sign, digits, exponent = value.as_tuple()
+    all_digits = "".join(map(str, digits)).lstrip("0")
+    significant = all_digits.rstrip("0")
+    exponent += len(all_digits) - len(significant)
+    # value = 0.d1d2...dn x 10^adjusted with d1 != 0 and dn != 0: compare adjusted, then digits
+    adjusted = len(significant) + exponent
+    body = (adjusted + (1 << 63)).to_bytes(8, "big") + bytes(int(d) + 1 for d in significant) + b"\x00"
+    return NEGATIVE + invert(body) if sign else POSITIVE + body
+
+
+def float_key(value: float, width: int) -> bytes:
+    bits = float_bits(value, width)
+    sign_bit = 1 << (8 * width - 1)
+    ordered = bits ^ ((1 << (8 * width)) - 1) if bits & sign_bit else bits | sign_bit
+    return ordered.to_bytes(width, "big")
+
+
+def _timeuuid_time_msb(raw: bytes) -> int:
+    """ScyllaDB ``timeuuid_read_msb``: 60-bit timestamp first, version nibble masked off."""
+    return ((raw[6] & 0x0F) << 56 | raw[7] << 48 | raw[4] << 40 | raw[5] << 32
+            | int.from_bytes(raw[0:4], "big"))
+
+
+def timeuuid_key(raw: bytes) -> bytes:
+    lsb = int.from_bytes(raw[8:16], "big") ^ TIMEUUID_LSB_SIGN_FLIP
+    return _timeuuid_time_msb(raw).to_bytes(8, "big") + lsb.to_bytes(8, "big")
+
+
+def uuid_key(raw: bytes) -> bytes:
+    version = raw[6] >> 4
+    if version == 1:
+        return bytes([version]) + _timeuuid_time_msb(raw).to_bytes(8, "big") + raw[8:16]
+    return bytes([version]) + raw
+
+
+def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = None) -> bytes:
+    """Order-preserving, prefix-free key of a canonical Python value (see module docstring)."""
+    cql_type = as_cql_type(cql_type)
+    name = cql_type.name
+    if name in INT_WIDTH_BYTES:
+        return signed_int_key(value, INT_WIDTH_BYTES[name])
+    if name == "varint":
+        return varint_key(value)
+    if name == "decimal":
+        return decimal_key(value)
+    if name == "float":
+        return float_key(value, 4)
+    if name == "double":
+        return float_key(value, 8)
+    if name in ("boolean", "date"):
+        return serialize_value(value, cql_type)
+    if name in ("text", "varchar", "ascii", "blob", "inet"):
+        return escaped_bytes_key(serialize_value(value, cql_type))
+    if name == "timeuuid":
+        return timeuuid_key(value.bytes)
+    if name == "uuid":
+        return uuid_key(value.bytes)
+    if name in ("list", "set"):
+        (element_type,) = cql_type.params
+        return b"".join(ELEMENT + order_key(element, element_type, udts) for element in value) + SEQUENCE_END
+    if name == "map":
+        key_type, value_type = cql_type.params
+        return b"".join(ELEMENT + order_key(key, key_type, udts) + order_key(item, value_type, udts)
+                        for key, item in value) + SEQUENCE_END
+    if name in (TUPLE, UDT):
+        if name == TUPLE:
+            pairs = list(zip(value, cql_type.params))
+        else:
+            pairs = [(value.get(field), field_type) for field, field_type in udt_fields(cql_type, udts)]
+        while pairs and pairs[-1][0] is None:
+            pairs.pop()
+        return b"".join(NULL_FIELD if element is None else PRESENT_FIELD + order_key(element, element_type, udts)
+                        for element, element_type in pairs) + SEQUENCE_END
+    raise CqlValueError(f"values of type {cql_type} have no clustering order (not allowed in keys or sets)")
+''')
+_module('python_udfs.cql_values', r'''"""Our JSON value encoding -> canonical Python values -> CQL bytes (``scylla-math.md`` §1.1).
+
+The JSON value encoding is the project's public input contract:
+
+* int, bigint, smallint, tinyint, varint, counter: JSON integer
+* float, double: JSON number, or the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``
+* decimal: JSON number, read exactly (``1.50`` keeps scale 2)
+* boolean: ``true``/``false``; text, varchar, ascii: string; blob: ``"0x"`` + hex
+* uuid, timeuuid: canonical string; inet: string
+* timestamp: integer ms since the epoch; date: ``"YYYY-MM-DD"``; time: integer ns since midnight
+* duration: ``"1mo2d3h4m5s6ms7us8ns"`` (optional leading ``-``; units y mo w d h m s ms us µs ns)
+* ``{"list": [...]}``, ``{"set": [...]}``, ``{"map": [[k, v], ...]}``, ``{"tuple": [...]}``,
+  ``{"udt": {"field": value_or_null, ...}}``
+
+Decoding validates ranges and canonicalises like ScyllaDB does when it builds a frozen value:
+set elements and map keys are sorted by the CQL order of their type and de-duplicated (the
+first occurrence wins, as ``std::set::emplace`` in ``cql3/expr/expression.cc``), every float
+literal is rounded once, to nearest-even, to float32 or float64.
+"""
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+import re
+import struct
+import uuid
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Callable
+
+from python_udfs.cql_serialize import (
+    DATE_EPOCH_OFFSET, NANOS_PER_DAY, Duration, serialize_value,
+)
+from python_udfs.cql_types import TUPLE, UDT, CqlType, UdtRegistry, as_cql_type, udt_fields
+from python_udfs.errors import CqlValueError
+from python_udfs.int64 import INT64_MAX
+from python_udfs.ordering import order_key
+
+__all__ = [
+    "CqlValueError", "Duration", "decode_json_value", "describe_json", "loads_json",
+    "serialize_json_value", "serialize_value",
+]
+
+INT_RANGES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64, "counter": 64, "timestamp": 64}
+SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+FLOAT32_MAX_MAGNITUDE_BITS = 0x7F7FFFFF
+FLOAT32_OVERFLOW_THRESHOLD = Fraction(2**128 - 2**103)     # FLT_MAX + half an ulp rounds to inf
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+UUID_TEXT = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+BLOB_TEXT = re.compile(r"^0[xX](?:[0-9a-fA-F]{2})*$")
+DATE_TEXT = re.compile(r"^([+-]?\d+)-(\d{2})-(\d{2})$")
+DURATION_UNIT = re.compile(r"(\d+)(y|mo|w|d|h|ms|m|s|us|µs|ns)", re.IGNORECASE)
+DURATION_UNITS = ("y", "mo", "w", "d", "h", "m", "s", "ms", "us", "ns")   # required order
+NANOS_PER_UNIT = {"h": 3_600 * 10**9, "m": 60 * 10**9, "s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
+
+
+_EXACT_JSON = json.JSONDecoder(parse_float=Decimal, parse_constant=str)
+
+
+def loads_json(text: str) -> Any:
+    """Parse JSON text keeping numbers exact (non-integers become ``Decimal``)."""
+    try:
+        return _EXACT_JSON.decode(text)
+    except (TypeError, ValueError) as error:
+        raise CqlValueError(f"invalid JSON {text!r:.80}: {error}") from None
+
+
+def describe_json(value: Any) -> str:
+    """Short JSON rendering of an offending value for error messages (numbers stay exact)."""
+    numbers: list[str] = []
+
+    def with_placeholders(item: Any) -> Any:
+        if isinstance(item, Decimal):
+            numbers.append(str(item))
+            return f"\x00{len(numbers) - 1}\x00"
+        if isinstance(item, list):
+            return [with_placeholders(element) for element in item]
+        if isinstance(item, dict):
+            return {key: with_placeholders(element) for key, element in item.items()}
+        return item
+
+    try:
+        text = json.dumps(with_placeholders(value), default=str, ensure_ascii=False)
+        text = re.sub(r'"\\u0000(\d+)\\u0000"', lambda match: numbers[int(match.group(1))], text)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _mismatch(cql_type: CqlType | str, value: Any, detail: str = "") -> CqlValueError:
+    return CqlValueError(f"expected {cql_type}, got {describe_json(value)}{': ' + detail if detail else ''}")
+
+
+def _is_json_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _decode_integer(value: Any, cql_type: CqlType) -> int:
+    if not _is_json_integer(value):
+        raise _mismatch(cql_type, value)
+    bits = INT_RANGES.get(cql_type.name)
+    if bits is not None and not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+        raise _mismatch(cql_type, value, f"out of range for a {bits}-bit integer")
+    return value
+
+
+def _exact_number(value: Any, cql_type: CqlType) -> Fraction:
+    if _is_json_integer(value):
+        return Fraction(value)
+    if isinstance(value, Decimal) and value.is_finite() or isinstance(value, float) and math.isfinite(value):
+        return Fraction(value)
+    raise _mismatch(cql_type, value)
+
+
+def _nearest_float32(exact: Fraction, cql_type: CqlType, raw: Any) -> float:
+    """Round an exact rational once to the nearest float32 (ties to even)."""
+    magnitude = abs(exact)
+    if magnitude >= FLOAT32_OVERFLOW_THRESHOLD:
+        raise _mismatch(cql_type, raw, "out of range for float")
+    try:
+        approx_bits = int.from_bytes(struct.pack(">f", float(magnitude)), "big")    # rounded twice
+    except OverflowError:                                                            # just above FLT_MAX
+        approx_bits = FLOAT32_MAX_MAGNITUDE_BITS
+    candidates = [b for b in (approx_bits - 1, approx_bits, approx_bits + 1) if 0 <= b <= FLOAT32_MAX_MAGNITUDE_BITS]
+
+    def distance_then_odd(bits: int) -> tuple[Fraction, int]:
+        candidate = struct.unpack(">f", bits.to_bytes(4, "big"))[0]
+        return abs(Fraction(candidate) - magnitude), bits & 1
+
+    best = struct.unpack(">f", min(candidates, key=distance_then_odd).to_bytes(4, "big"))[0]
+    return -best if exact < 0 else best
+
+
+def _decode_floating(value: Any, cql_type: CqlType) -> float:
+    if isinstance(value, str) and value in SPECIAL_FLOATS:
+        return SPECIAL_FLOATS[value]
+    exact = _exact_number(value, cql_type)
+    if not exact:
+        negative_zero = isinstance(value, (Decimal, float)) and math.copysign(1, value) < 0
+        return -0.0 if negative_zero else 0.0
+    if cql_type.name == "float":
+        return _nearest_float32(exact, cql_type, value)
+    try:
+        result = exact.numerator / exact.denominator          # correctly rounded
+    except OverflowError:
+        raise _mismatch(cql_type, value, "out of range for double") from None
+    if math.isinf(result):
+        raise _mismatch(cql_type, value, "out of range for double")
+    return result
+
+
+def _decode_decimal(value: Any, cql_type: CqlType) -> Decimal:
+    if _is_json_integer(value):
+        return Decimal(value)
+    if isinstance(value, Decimal) and value.is_finite():
+        if not INT32_MIN <= -value.as_tuple().exponent <= INT32_MAX:
+            raise _mismatch(cql_type, value, "scale out of range")
+        return value
+    raise _mismatch(cql_type, value)
+
+
+def _decode_boolean(value: Any, cql_type: CqlType) -> bool:
+    if not isinstance(value, bool):
+        raise _mismatch(cql_type, value)
+    return value
+
+
+def _decode_text(value: Any, cql_type: CqlType) -> str:
+    if not isinstance(value, str):
+        raise _mismatch(cql_type, value)
+    if cql_type.name == "ascii" and not value.isascii():
+        raise _mismatch(cql_type, value, "non-ASCII character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _mismatch(cql_type, value, "not valid UTF-8 (lone surrogate)") from None
+    return value
+
+
+def _decode_blob(value: Any, cql_type: CqlType) -> bytes:
+    if not isinstance(value, str) or not BLOB_TEXT.match(value):
+        raise _mismatch(cql_type, value, 'blobs are written "0x" + hex digits')
+    return bytes.fromhex(value[2:])
+
+
+def _decode_uuid(value: Any, cql_type: CqlType) -> uuid.UUID:
+    if not isinstance(value, str) or not UUID_TEXT.match(value):
+        raise _mismatch(cql_type, value)
+    parsed = uuid.UUID(value)
+    version = parsed.bytes[6] >> 4          # the nibble ScyllaDB checks, whatever the variant bits
+    if cql_type.name == "timeuuid" and version != 1:
+        raise _mismatch(cql_type, value, f"a timeuuid must be a version 1 UUID, not version {version}")
+    return parsed
+
+
+def _decode_inet(value: Any, cql_type: CqlType) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    if not isinstance(value, str):
+        raise _mismatch(cql_type, value)
+    try:
+        return ipaddress.ip_address(value)
+    except ValueError:
+        raise _mismatch(cql_type, value) from None
+
+
+def days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146_097 + day_of_era - 719_468
+
+
+def _days_in_month(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _decode_date(value: Any, cql_type: CqlType) -> int:
+    match = DATE_TEXT.match(value) if isinstance(value, str) else None
+    if not match:
+        raise _mismatch(cql_type, value, 'dates are written "YYYY-MM-DD"')
+    year, month, day = (int(part) for part in match.groups())
+    if not 1 <= month <= 12 or not 1 <= day <= _days_in_month(year, month):
+        raise _mismatch(cql_type, value, "no such calendar day")
+    days = days_from_civil(year, month, day)
+    if not 0 <= days + DATE_EPOCH_OFFSET < (1 << 32):
+        raise _mismatch(cql_type, value, "out of the date range")
+    return days
+
+
+def _decode_time(value: Any, cql_type: CqlType) -> int:
+    if not _is_json_integer(value) or not 0 <= value < NANOS_PER_DAY:
+        raise _mismatch(cql_type, value, "time is integer nanoseconds since midnight, 0 <= t < 86400e9")
+    return value
+
+
+def _decode_duration(value: Any, cql_type: CqlType) -> Duration:
+    if not isinstance(value, str):
+        raise _mismatch(cql_type, value)
+    negative = value.startswith("-")
+    body = value[1:] if negative else value
+    if body == "0":                                     # ScyllaDB prints the empty duration as 0
+        return Duration(0, 0, 0)
+    amounts: dict[str, int] = {}
+    position = 0
+    for match in DURATION_UNIT.finditer(body):
+        unit = match.group(2).lower().replace("µ", "u")
+        if match.start() != position or unit in amounts or (
+                amounts and DURATION_UNITS.index(unit) < DURATION_UNITS.index(list(amounts)[-1])):
+            break
+        amounts[unit] = int(match.group(1))
+        position = match.end()
+    if not amounts or position != len(body):
+        raise _mismatch(cql_type, value, 'durations are written like "1mo2d3h4m5s6ms7us8ns", each unit once, largest first')
+    months = amounts.get("y", 0) * 12 + amounts.get("mo", 0)
+    days = amounts.get("w", 0) * 7 + amounts.get("d", 0)
+    nanoseconds = sum(amounts.get(unit, 0) * factor for unit, factor in NANOS_PER_UNIT.items())
+    if months > INT32_MAX or days > INT32_MAX or nanoseconds > INT64_MAX:
+        raise _mismatch(cql_type, value, "out of range")
+    sign = -1 if negative else 1
+    return Duration(sign * months, sign * days, sign * nanoseconds)
+
+
+def _unwrap(value: Any, key: str, cql_type: CqlType, expected_shape: str) -> Any:
+    if not isinstance(value, dict) or set(value) != {key}:
+        raise _mismatch(cql_type, value, f"written as {expected_shape}")
+    return value[key]
+
+
+def _decode_elements(items: Any, element_type: CqlType, udts: UdtRegistry | None, outer: CqlType) -> list:
+    if not isinstance(items, list):
+        raise _mismatch(outer, items)
+    decoded = []
+    for item in items:
+        if item is None:
+            raise _mismatch(outer, items, "null is not supported inside collections")
+        decoded.append(decode_json_value(item, element_type, udts))
+    return decoded
+
+
+def _sorted_distinct(entries: list, key_of: Callable[[Any], bytes]) -> list:
+    """Sort by ScyllaDB order; among equal keys keep the first occurrence."""
+    seen: dict[bytes, Any] = {}
+    for entry in entries:
+        seen.setdefault(key_of(entry), entry)
+    return [seen[key] for key in sorted(seen)]
+
+
+def _decode_list(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> list:
+    items = _unwrap(value, "list", cql_type, '{"list": [...]}')
+    return _decode_elements(items, cql_type.params[0], udts, cql_type)
+
+
+def _decode_set(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> list:
+    (element_type,) = cql_type.params
+    items = _unwrap(value, "set", cql_type, '{"set": [...]}')
+    elements = _decode_elements(items, element_type, udts, cql_type)
+    return _sorted_distinct(elements, lambda element: order_key(element, element_type, udts))
+
+
+def _decode_map(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> list:
+    key_type, value_type = cql_type.params
+    pairs = _unwrap(value, "map", cql_type, '{"map": [[key, value], ...]}')
+    if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+        raise _mismatch(cql_type, value, 'written as {"map": [[key, value], ...]}')
+    if any(key is None or item is None for key, item in pairs):
+        raise _mismatch(cql_type, value, "null is not supported inside collections")
+    entries = [(decode_json_value(key, key_type, udts), decode_json_value(item, value_type, udts))
+               for key, item in pairs]
+    return _sorted_distinct(entries, lambda entry: order_key(entry[0], key_type, udts))
+
+
+def _decode_tuple(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> tuple:
+    items = _unwrap(value, "tuple", cql_type, '{"tuple": [...]}')
+    if not isinstance(items, list) or len(items) > len(cql_type.params):
+        raise _mismatch(cql_type, value, f"a tuple of at most {len(cql_type.params)} elements")
+    return tuple(None if item is None else decode_json_value(item, element_type, udts)
+                 for item, element_type in zip(items, cql_type.params))
+
+
+def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict:
+    fields = udt_fields(cql_type, udts)
+    given = _unwrap(value, "udt", cql_type, '{"udt": {"field": value, ...}}')
+    if not isinstance(given, dict):
+        raise _mismatch(cql_type, value, 'written as {"udt": {"field": value, ...}}')
+    unknown = set(given) - {name for name, _ in fields}
+    if unknown:
+        raise _mismatch(cql_type, value, f"unknown field(s) {', '.join(sorted(unknown))}")
+    return {name: None if given.get(name) is None else decode_json_value(given[name], field_type, udts)
+            for name, field_type in fields}
+
+
+_SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
+    **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
+    "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
+    "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
+    "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+}
+_COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
+                       TUPLE: _decode_tuple, UDT: _decode_udt}
+
+
+def decode_json_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = None) -> Any:
+    """Decode one parsed JSON value (see ``loads_json``) into the canonical Python value of
+    ``cql_type``; raise ``CqlValueError`` naming the expected type and the offending value."""
+    cql_type = as_cql_type(cql_type)
+    if value is None:
+        raise _mismatch(cql_type, value, "null")
+    scalar = _SCALAR_DECODERS.get(cql_type.name)
+    if scalar is not None:
+        return scalar(value, cql_type)
+    return _COMPOSITE_DECODERS[cql_type.name](value, cql_type, udts)
+
+
+def serialize_json_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = None) -> bytes:
+    """Parsed JSON value -> CQL protocol bytes (§1.1)."""
+    cql_type = as_cql_type(cql_type)
+    return serialize_value(decode_json_value(value, cql_type, udts), cql_type, udts)
+''')
+_module('python_udfs.sql_signature', r'''"""SQL signatures of the batch functions behind the SQL UDFs, without importing PySpark.
+
+A SQL function is a plain pandas batch function: each argument is a ``pd.Series`` annotated
+with its SQL type (``token: Bigint``), and ``@returns("int")`` gives the SQL result type. The
+local session wraps it as an Arrow pandas UDF (spark_registration.py); the Databricks generator
+(cdclake/databricks_udfs.py) reads the same signature to write a Unity Catalog function.
+"""
+from __future__ import annotations
+
+import inspect
+import typing
+from typing import Annotated, Callable
+
+import pandas as pd
+
+Bigint = Annotated[pd.Series, "bigint"]
+Int = Annotated[pd.Series, "int"]
+Boolean = Annotated[pd.Series, "boolean"]
+Binary = Annotated[pd.Series, "binary"]
+String = Annotated[pd.Series, "string"]
+StringArray = Annotated[pd.Series, "array<string>"]
+
+
+def returns(sql_type: str) -> Callable[[Callable], Callable]:
+    """Declare the SQL type (Spark DDL text, e.g. ``struct<token: bigint, error: string>``) of a
+    batch function's result."""
+
+    def declare(function: Callable) -> Callable:
+        function.sql_return_type = sql_type
+        return function
+
+    return declare
+
+
+def sql_arguments(function: Callable) -> list[tuple[str, str]]:
+    """``[(name, sql_type), ...]`` of a batch function, from its annotated parameters."""
+    hints = typing.get_type_hints(function, include_extras=True)
+    arguments = []
+    for name in inspect.signature(function).parameters:
+        metadata = getattr(hints.get(name), "__metadata__", ())
+        if not metadata:
+            raise TypeError(f"{function.__qualname__}: parameter {name} has no SQL type "
+                            f"(annotate it with a type of python_udfs.sql_signature, e.g. Bigint)")
+        arguments.append((name, metadata[0]))
+    return arguments
+
+
+def sql_return_type(function: Callable) -> str:
+    try:
+        return function.sql_return_type
+    except AttributeError:
+        raise TypeError(f"{function.__qualname__}: no SQL result type (decorate it with @returns)") from None
+''')
+_batch_function = _module('python_udfs.input_checks', r'''"""Checks of the input contract's JSON values and keys, and raw JSON member extraction.
+
+Used by the validation model: each function returns a problem text (or None), and
+``json_members`` None for a text that is not a JSON object, rather than raising, so that one bad
+input row is reported, not fatal.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Callable, Sequence
+
+import pandas as pd
+
+from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
+from python_udfs.cql_values import decode_json_value, describe_json, loads_json
+from python_udfs.errors import problem_text
+from python_udfs.sql_signature import Boolean, String, StringArray, returns
+
+_DECODER = json.JSONDecoder()
+_WHITESPACE = " \t\n\r"
+
+
+@lru_cache(maxsize=256)
+def user_types(user_types_json: str | None) -> dict | None:  # written by int_base_columns_described
+    """A keyspace's user types from JSON ``{"type": [["field", "type"], ...]}`` (None: none)."""
+    return None if user_types_json is None else {name: [tuple(f) for f in fields]
+                                                 for name, fields in json.loads(user_types_json).items()}
+
+
+def value_error(value_json: str | None, cql_type: str | None, user_types_json: str | None = None) -> str | None:
+    """Why ``value_json`` is not a value of ``cql_type`` (None when it is, or nothing to check).
+    User types are resolved through ``user_types_json`` (see ``user_types``)."""
+    if value_json is None or cql_type is None:
+        return None
+    try:
+        decode_json_value(loads_json(value_json), cql_type, user_types(user_types_json))
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+    return None
+
+
+def type_error(cql_type: str | None, user_types_json: str | None = None) -> str | None:
+    """Why ``cql_type`` is not a CQL type this pipeline can read (a syntax error, an unknown
+    name, a user type the keyspace does not define), or None."""
+    if cql_type is None:
+        return None
+    try:
+        udts = user_types(user_types_json)
+        pending, seen = [parse_cql_type(cql_type)], set()
+        while pending:
+            node = pending.pop()
+            if node.name == UDT and node.udt_name not in seen:
+                seen.add(node.udt_name)
+                pending.extend(field_type for _, field_type in udt_fields(node, udts))
+            pending.extend(node.params)
+    except Exception as error:  # noqa: BLE001
+        return problem_text(error)
+    return None
+
+
+def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence[str] | None,
+              allow_prefix: bool) -> str | None:
+    """Why ``key_json`` is not the full clustering key (or, with ``allow_prefix``, a prefix of
+    it: the first k columns, ``{}`` for an open bound)."""
+    if key_json is None or names is None or types is None:
+        return None
+    try:
+        return _key_error(key_json, names, types, allow_prefix)
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+
+
+def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
+    key = loads_json(key_json)
+    if not isinstance(key, dict):
+        return f"expected a JSON object of key columns, got {describe_json(key)}"
+    unknown = [k for k in key if k not in names]
+    if unknown:
+        return f"unknown key column {unknown[0]} (the key columns are {', '.join(names)})"
+    present = [n for n in names if n in key]
+    if present != list(names[: len(present)]):
+        missing = next(n for n in names if n not in key)
+        return f"not a clustering prefix: {missing} is missing before {present[-1]}"
+    if not allow_prefix and len(present) != len(names):
+        return f"missing clustering column {names[len(present)]}"
+    for name, cql_type in zip(names, types):
+        if name not in key:
+            break
+        try:
+            decode_json_value(key[name], cql_type)
+        except Exception as error:  # noqa: BLE001
+            return f"column {name}: {problem_text(error)}"
+    return None
+
+
+def json_members(text: str | None) -> dict[str, str] | None:
+    """The members of a JSON object, each value kept as its exact JSON text; None when ``text``
+    is null or not a JSON object (the key checks say why)."""
+    if text is None:
+        return None
+    try:
+        return _json_members(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _json_members(text: str) -> dict[str, str]:
+    members: dict[str, str] = {}
+    pos = _skip(text, 0)
+    if text[pos:pos + 1] != "{":
+        raise ValueError(f"expected a JSON object, got {text!r}")
+    pos = _skip(text, pos + 1)
+    while text[pos:pos + 1] != "}":
+        name, pos = _DECODER.raw_decode(text, pos)
+        pos = _skip(text, pos)
+        if text[pos:pos + 1] != ":":
+            raise ValueError(f"expected ':' in JSON object {text!r}")
+        start = _skip(text, pos + 1)
+        _, end = _DECODER.raw_decode(text, start)
+        members[name] = text[start:end]
+        pos = _skip(text, end)
+        if text[pos:pos + 1] == ",":
+            pos = _skip(text, pos + 1)
+    return members
+
+
+def _skip(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _WHITESPACE:
+        pos += 1
+    return pos
+
+
+@returns("string")
+def cdc_value_error(value: String, cql_type: String, user_types_json: String) -> pd.Series:
+    return pd.Series([value_error(v, t, u) for v, t, u in zip(value.tolist(), cql_type.tolist(),
+                                                              user_types_json.tolist())], dtype=object)
+
+
+@returns("string")
+def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
+    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+
+
+@returns("string")
+def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
+    return pd.Series(
+        [
+            key_error(k, None if n is None else list(n), None if t is None else list(t), bool(p))
+            for k, n, t, p in zip(key.tolist(), names.tolist(), types.tolist(), allow_prefix.tolist())
+        ],
+        dtype=object,
+    )
+
+
+@returns("map<string, string>")
+def cdc_json_members(text: String) -> pd.Series:
+    return pd.Series([json_members(t) for t in text.tolist()], dtype=object)
+
+
+def sql_functions() -> dict[str, Callable]:
+    """The batch function of every SQL function of this module, by SQL name."""
+    return {
+        "cdc_value_error": cdc_value_error,
+        "cdc_type_error": cdc_type_error,
+        "cdc_key_error": cdc_key_error,
+        "cdc_json_members": cdc_json_members,
+    }
+
+''').cdc_type_error
 
 
 def handler(batches):
@@ -12483,6 +13872,14 @@ class CqlValueError(ValueError):
 
 class CqlTypeError(CqlValueError):
     """A CQL type text cannot be parsed, or names an unknown user-defined type."""
+
+
+def problem_text(error: Exception) -> str:
+    """What a row's value could not be read as, from any exception reading it raised: a
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
+    if isinstance(error, CqlValueError):
+        return str(error)
+    return f"cannot be read ({type(error).__name__}: {error})"
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -13408,8 +14805,9 @@ def sql_return_type(function: Callable) -> str:
 ''')
 _batch_function = _module('python_udfs.input_checks', r'''"""Checks of the input contract's JSON values and keys, and raw JSON member extraction.
 
-Used by the validation model: each function returns a problem text (or None) rather than
-raising, so that one bad input row is reported, not fatal.
+Used by the validation model: each function returns a problem text (or None), and
+``json_members`` None for a text that is not a JSON object, rather than raising, so that one bad
+input row is reported, not fatal.
 """
 from __future__ import annotations
 
@@ -13419,8 +14817,9 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
-from python_udfs.errors import CqlValueError
+from python_udfs.errors import problem_text
 from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
@@ -13428,7 +14827,7 @@ _WHITESPACE = " \t\n\r"
 
 
 @lru_cache(maxsize=256)
-def user_types(user_types_json: str | None) -> dict | None:
+def user_types(user_types_json: str | None) -> dict | None:  # written by int_base_columns_described
     """A keyspace's user types from JSON ``{"type": [["field", "type"], ...]}`` (None: none)."""
     return None if user_types_json is None else {name: [tuple(f) for f in fields]
                                                  for name, fields in json.loads(user_types_json).items()}
@@ -13441,8 +14840,27 @@ def value_error(value_json: str | None, cql_type: str | None, user_types_json: s
         return None
     try:
         decode_json_value(loads_json(value_json), cql_type, user_types(user_types_json))
-    except CqlValueError as e:
-        return str(e)
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+    return None
+
+
+def type_error(cql_type: str | None, user_types_json: str | None = None) -> str | None:
+    """Why ``cql_type`` is not a CQL type this pipeline can read (a syntax error, an unknown
+    name, a user type the keyspace does not define), or None."""
+    if cql_type is None:
+        return None
+    try:
+        udts = user_types(user_types_json)
+        pending, seen = [parse_cql_type(cql_type)], set()
+        while pending:
+            node = pending.pop()
+            if node.name == UDT and node.udt_name not in seen:
+                seen.add(node.udt_name)
+                pending.extend(field_type for _, field_type in udt_fields(node, udts))
+            pending.extend(node.params)
+    except Exception as error:  # noqa: BLE001
+        return problem_text(error)
     return None
 
 
@@ -13453,9 +14871,13 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
     if key_json is None or names is None or types is None:
         return None
     try:
-        key = loads_json(key_json)
-    except CqlValueError as e:
-        return str(e)
+        return _key_error(key_json, names, types, allow_prefix)
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+
+
+def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
+    key = loads_json(key_json)
     if not isinstance(key, dict):
         return f"expected a JSON object of key columns, got {describe_json(key)}"
     unknown = [k for k in key if k not in names]
@@ -13472,15 +14894,23 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
             break
         try:
             decode_json_value(key[name], cql_type)
-        except CqlValueError as e:
-            return f"column {name}: {e}"
+        except Exception as error:  # noqa: BLE001
+            return f"column {name}: {problem_text(error)}"
     return None
 
 
 def json_members(text: str | None) -> dict[str, str] | None:
-    """The members of a JSON object, each value kept as its exact JSON text."""
+    """The members of a JSON object, each value kept as its exact JSON text; None when ``text``
+    is null or not a JSON object (the key checks say why)."""
     if text is None:
         return None
+    try:
+        return _json_members(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _json_members(text: str) -> dict[str, str]:
     members: dict[str, str] = {}
     pos = _skip(text, 0)
     if text[pos:pos + 1] != "{":
@@ -13513,6 +14943,11 @@ def cdc_value_error(value: String, cql_type: String, user_types_json: String) ->
 
 
 @returns("string")
+def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
+    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+
+
+@returns("string")
 def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
     return pd.Series(
         [
@@ -13532,6 +14967,7 @@ def sql_functions() -> dict[str, Callable]:
     """The batch function of every SQL function of this module, by SQL name."""
     return {
         "cdc_value_error": cdc_value_error,
+        "cdc_type_error": cdc_type_error,
         "cdc_key_error": cdc_key_error,
         "cdc_json_members": cdc_json_members,
     }
@@ -13588,6 +15024,14 @@ class CqlValueError(ValueError):
 
 class CqlTypeError(CqlValueError):
     """A CQL type text cannot be parsed, or names an unknown user-defined type."""
+
+
+def problem_text(error: Exception) -> str:
+    """What a row's value could not be read as, from any exception reading it raised: a
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
+    if isinstance(error, CqlValueError):
+        return str(error)
+    return f"cannot be read ({type(error).__name__}: {error})"
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -14513,8 +15957,9 @@ def sql_return_type(function: Callable) -> str:
 ''')
 _batch_function = _module('python_udfs.input_checks', r'''"""Checks of the input contract's JSON values and keys, and raw JSON member extraction.
 
-Used by the validation model: each function returns a problem text (or None) rather than
-raising, so that one bad input row is reported, not fatal.
+Used by the validation model: each function returns a problem text (or None), and
+``json_members`` None for a text that is not a JSON object, rather than raising, so that one bad
+input row is reported, not fatal.
 """
 from __future__ import annotations
 
@@ -14524,8 +15969,9 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
-from python_udfs.errors import CqlValueError
+from python_udfs.errors import problem_text
 from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
@@ -14533,7 +15979,7 @@ _WHITESPACE = " \t\n\r"
 
 
 @lru_cache(maxsize=256)
-def user_types(user_types_json: str | None) -> dict | None:
+def user_types(user_types_json: str | None) -> dict | None:  # written by int_base_columns_described
     """A keyspace's user types from JSON ``{"type": [["field", "type"], ...]}`` (None: none)."""
     return None if user_types_json is None else {name: [tuple(f) for f in fields]
                                                  for name, fields in json.loads(user_types_json).items()}
@@ -14546,8 +15992,27 @@ def value_error(value_json: str | None, cql_type: str | None, user_types_json: s
         return None
     try:
         decode_json_value(loads_json(value_json), cql_type, user_types(user_types_json))
-    except CqlValueError as e:
-        return str(e)
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+    return None
+
+
+def type_error(cql_type: str | None, user_types_json: str | None = None) -> str | None:
+    """Why ``cql_type`` is not a CQL type this pipeline can read (a syntax error, an unknown
+    name, a user type the keyspace does not define), or None."""
+    if cql_type is None:
+        return None
+    try:
+        udts = user_types(user_types_json)
+        pending, seen = [parse_cql_type(cql_type)], set()
+        while pending:
+            node = pending.pop()
+            if node.name == UDT and node.udt_name not in seen:
+                seen.add(node.udt_name)
+                pending.extend(field_type for _, field_type in udt_fields(node, udts))
+            pending.extend(node.params)
+    except Exception as error:  # noqa: BLE001
+        return problem_text(error)
     return None
 
 
@@ -14558,9 +16023,13 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
     if key_json is None or names is None or types is None:
         return None
     try:
-        key = loads_json(key_json)
-    except CqlValueError as e:
-        return str(e)
+        return _key_error(key_json, names, types, allow_prefix)
+    except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
+        return problem_text(error)
+
+
+def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
+    key = loads_json(key_json)
     if not isinstance(key, dict):
         return f"expected a JSON object of key columns, got {describe_json(key)}"
     unknown = [k for k in key if k not in names]
@@ -14577,15 +16046,23 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
             break
         try:
             decode_json_value(key[name], cql_type)
-        except CqlValueError as e:
-            return f"column {name}: {e}"
+        except Exception as error:  # noqa: BLE001
+            return f"column {name}: {problem_text(error)}"
     return None
 
 
 def json_members(text: str | None) -> dict[str, str] | None:
-    """The members of a JSON object, each value kept as its exact JSON text."""
+    """The members of a JSON object, each value kept as its exact JSON text; None when ``text``
+    is null or not a JSON object (the key checks say why)."""
     if text is None:
         return None
+    try:
+        return _json_members(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _json_members(text: str) -> dict[str, str]:
     members: dict[str, str] = {}
     pos = _skip(text, 0)
     if text[pos:pos + 1] != "{":
@@ -14618,6 +16095,11 @@ def cdc_value_error(value: String, cql_type: String, user_types_json: String) ->
 
 
 @returns("string")
+def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
+    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+
+
+@returns("string")
 def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
     return pd.Series(
         [
@@ -14637,6 +16119,7 @@ def sql_functions() -> dict[str, Callable]:
     """The batch function of every SQL function of this module, by SQL name."""
     return {
         "cdc_value_error": cdc_value_error,
+        "cdc_type_error": cdc_type_error,
         "cdc_key_error": cdc_key_error,
         "cdc_json_members": cdc_json_members,
     }
@@ -14693,6 +16176,14 @@ class CqlValueError(ValueError):
 
 class CqlTypeError(CqlValueError):
     """A CQL type text cannot be parsed, or names an unknown user-defined type."""
+
+
+def problem_text(error: Exception) -> str:
+    """What a row's value could not be read as, from any exception reading it raised: a
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
+    if isinstance(error, CqlValueError):
+        return str(error)
+    return f"cannot be read ({type(error).__name__}: {error})"
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -15620,9 +17111,10 @@ _batch_function = _module('python_udfs.collection_udfs', r'''"""UDFs for non-fro
 
 * ``cdc_element_types(cql_type)`` -> struct<key_type, value_type> for a non-frozen collection:
   map<K, V> -> (K, V); set<E> -> (E, null); list<V> -> ('timeuuid', V) (list cells are keyed by
-  timeuuids, scylla-log.md §8); anything else -> null.
+  timeuuids, scylla-log.md §8); anything else (or a type that cannot be read) -> null.
 * ``cdc_value_sort_key(json, cql_type)`` -> binary that sorts as CQL orders the values (map keys,
-  set elements, list keys), so log values list their elements in ScyllaDB's order.
+  set elements, list keys), so log values list their elements in ScyllaDB's order; null for a
+  value that cannot be read as its type (the validation model reports it).
 """
 from __future__ import annotations
 
@@ -15632,7 +17124,6 @@ import pandas as pd
 
 from python_udfs.cql_types import parse_cql_type
 from python_udfs.cql_values import decode_json_value, loads_json
-from python_udfs.errors import CqlValueError
 from python_udfs.ordering import order_key
 from python_udfs.sql_signature import String, returns
 
@@ -15642,7 +17133,7 @@ def element_types(cql_type: Optional[str]) -> Optional[tuple[str, Optional[str]]
         return None
     try:
         parsed = parse_cql_type(cql_type)
-    except CqlValueError:
+    except Exception:  # noqa: BLE001 -- an unknown type is reported by the schema checks
         return None
     if parsed.frozen or not parsed.is_collection:
         return None
@@ -15656,7 +17147,10 @@ def element_types(cql_type: Optional[str]) -> Optional[tuple[str, Optional[str]]
 def value_sort_key(value_json: Optional[str], cql_type: Optional[str]) -> Optional[bytes]:
     if value_json is None or cql_type is None:
         return None
-    return order_key(decode_json_value(loads_json(value_json), cql_type), cql_type)
+    try:
+        return order_key(decode_json_value(loads_json(value_json), cql_type), cql_type)
+    except Exception:  # noqa: BLE001 -- cdc_value_error reports the value's problem
+        return None
 
 
 @returns("struct<key_type: string, value_type: string>")
@@ -15729,6 +17223,14 @@ class CqlValueError(ValueError):
 
 class CqlTypeError(CqlValueError):
     """A CQL type text cannot be parsed, or names an unknown user-defined type."""
+
+
+def problem_text(error: Exception) -> str:
+    """What a row's value could not be read as, from any exception reading it raised: a
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
+    if isinstance(error, CqlValueError):
+        return str(error)
+    return f"cannot be read ({type(error).__name__}: {error})"
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -16656,9 +18158,10 @@ _batch_function = _module('python_udfs.collection_udfs', r'''"""UDFs for non-fro
 
 * ``cdc_element_types(cql_type)`` -> struct<key_type, value_type> for a non-frozen collection:
   map<K, V> -> (K, V); set<E> -> (E, null); list<V> -> ('timeuuid', V) (list cells are keyed by
-  timeuuids, scylla-log.md §8); anything else -> null.
+  timeuuids, scylla-log.md §8); anything else (or a type that cannot be read) -> null.
 * ``cdc_value_sort_key(json, cql_type)`` -> binary that sorts as CQL orders the values (map keys,
-  set elements, list keys), so log values list their elements in ScyllaDB's order.
+  set elements, list keys), so log values list their elements in ScyllaDB's order; null for a
+  value that cannot be read as its type (the validation model reports it).
 """
 from __future__ import annotations
 
@@ -16668,7 +18171,6 @@ import pandas as pd
 
 from python_udfs.cql_types import parse_cql_type
 from python_udfs.cql_values import decode_json_value, loads_json
-from python_udfs.errors import CqlValueError
 from python_udfs.ordering import order_key
 from python_udfs.sql_signature import String, returns
 
@@ -16678,7 +18180,7 @@ def element_types(cql_type: Optional[str]) -> Optional[tuple[str, Optional[str]]
         return None
     try:
         parsed = parse_cql_type(cql_type)
-    except CqlValueError:
+    except Exception:  # noqa: BLE001 -- an unknown type is reported by the schema checks
         return None
     if parsed.frozen or not parsed.is_collection:
         return None
@@ -16692,7 +18194,10 @@ def element_types(cql_type: Optional[str]) -> Optional[tuple[str, Optional[str]]
 def value_sort_key(value_json: Optional[str], cql_type: Optional[str]) -> Optional[bytes]:
     if value_json is None or cql_type is None:
         return None
-    return order_key(decode_json_value(loads_json(value_json), cql_type), cql_type)
+    try:
+        return order_key(decode_json_value(loads_json(value_json), cql_type), cql_type)
+    except Exception:  # noqa: BLE001 -- cdc_value_error reports the value's problem
+        return None
 
 
 @returns("struct<key_type: string, value_type: string>")

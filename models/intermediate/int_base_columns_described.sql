@@ -14,41 +14,18 @@ base_columns as (
 
 ),
 
-type_fields as (
-
-    select * from {{ ref('stg_cdc_input__base_types') }}
-
-),
-
 user_types as (
 
-    select
-        keyspace_name,
-        type_name,
-        transform(
-            array_sort(collect_list(struct(field_position, field_name, field_type))),
-            f -> f.field_name
-        ) as field_names,
-        transform(
-            array_sort(collect_list(struct(field_position, field_name, field_type))),
-            f -> f.field_type
-        ) as field_types
-    from type_fields
-    group by keyspace_name, type_name
+    select * from {{ ref('int_user_types_described') }}
 
 ),
 
 keyspace_user_types as (
 
-    -- {"type": [["field", "type"], ...], ...}: the registry the value checks resolve UDTs with
-    select
+    select distinct
         keyspace_name,
-        to_json(map_from_entries(collect_list(struct(
-            type_name,
-            zip_with(field_names, field_types, (n, t) -> array(n, t))
-        )))) as user_types_json
+        user_types_json
     from user_types
-    group by keyspace_name
 
 ),
 

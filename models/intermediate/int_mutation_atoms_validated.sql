@@ -20,11 +20,22 @@ base_columns as (
 
 ),
 
+table_versions as (
+
+    select distinct
+        keyspace_name,
+        table_name
+    from base_tables
+
+),
+
 joined as (
 
     select
         atoms.*,
         base_tables.table_name is not null as is_known_table,
+        -- some schema version of the table exists (the atom names another one)
+        table_versions.table_name is not null as table_has_versions,
         base_tables.schema_version as table_schema_version,
         base_tables.cdc_enabled,
         base_tables.has_clustering_key,
@@ -46,15 +57,16 @@ joined as (
         or (atoms.atom_kind in ('cell', 'collection_tombstone') and base_columns.kind = 'regular')
             as is_row_atom
     from atoms
-    -- the table as the write saw it: its schema version (the latest when the atom names none)
+    -- the table as the write saw it: the schema version the atom names
     left join base_tables
         on
             atoms.keyspace_name = base_tables.keyspace_name
             and atoms.table_name = base_tables.table_name
-            and (
-                atoms.schema_version = base_tables.schema_version
-                or (atoms.schema_version is null and base_tables.is_latest_version)
-            )
+            and atoms.schema_version = base_tables.schema_version
+    left join table_versions
+        on
+            atoms.keyspace_name = table_versions.keyspace_name
+            and atoms.table_name = table_versions.table_name
     left join base_columns
         on
             atoms.keyspace_name = base_columns.keyspace_name
@@ -102,30 +114,36 @@ checked as (
 
     select
         *,
+        -- every branch yields a text: concat() with a null would be null, i.e. no problem
         case
             when write_id is null then 'write_id: missing'
             when coordinator_now_us is null then 'coordinator_now_us: missing'
-            when not is_known_table and schema_version is not null
+            when keyspace_name is null then 'keyspace_name: missing'
+            when table_name is null then 'table_name: missing'
+            when schema_version is null then 'schema_version: missing (the table version the write used)'
+            when not is_known_table and table_has_versions
                 then concat(
-                    'schema_version: table ', keyspace_name, '.', table_name, ' has no schema version ',
-                    schema_version
+                    'schema_version: table ', {{ cdc_quoted("concat(keyspace_name, '.', table_name)") }},
+                    ' has no schema version ', schema_version
                 )
             when not is_known_table
-                then concat('table_name: unknown table ', keyspace_name, '.', table_name)
+                then concat(
+                    'table_name: unknown table ', {{ cdc_quoted("concat(keyspace_name, '.', table_name)") }}
+                )
             when
                 atom_kind is null
                 or atom_kind not in (
                     'row_marker', 'cell', 'row_tombstone', 'range_tombstone', 'partition_tombstone',
                     'collection_tombstone'
                 )
-                then concat('atom_kind: unknown atom kind "', coalesce(atom_kind, 'null'), '"')
+                then concat('atom_kind: unknown atom kind ', {{ cdc_quoted('atom_kind') }})
             when write_timestamp is null then 'write_timestamp: missing'
             when partition_key is null then 'partition_key: missing'
             when atom_kind in ('cell', 'collection_tombstone') and column_name is null
                 then concat('column_name: a ', atom_kind, ' needs its column')
             when atom_kind in ('cell', 'collection_tombstone') and column_kind is null
                 then concat(
-                    'column_name: unknown column ', column_name,
+                    'column_name: unknown column ', {{ cdc_quoted('column_name') }},
                     ' in table ', keyspace_name, '.', table_name
                 )
             when atom_kind = 'collection_tombstone' and not is_multi_cell
@@ -163,7 +181,12 @@ checked as (
                 then concat('value: the elements of set column ', column_name, ' carry no value')
             when atom_kind = 'cell' and not is_live and value is not null
                 then concat('value: the dead cell of column ', column_name, ' must not carry a value')
-            when ttl_seconds < 0 then 'ttl_seconds: must be >= 0'
+            when ttl_seconds < 0 then concat('ttl_seconds: A TTL must be greater or equal to 0 (got ', ttl_seconds, ')')
+            when ttl_seconds > {{ var('cdc_max_ttl_seconds') }}
+                then concat(
+                    'ttl_seconds: ttl is too large. requested (', ttl_seconds,
+                    ') maximum ({{ var('cdc_max_ttl_seconds') }})'
+                )
             when ttl_seconds is not null and not coalesce(is_live, false)
                 then 'ttl_seconds: only live cells and row markers have a TTL'
             when column_kind = 'static' and coalesce(clustering_key, '{}') != '{}'

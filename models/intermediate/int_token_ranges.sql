@@ -16,10 +16,7 @@ entries as (
         min(token_range_end) as range_end,
         min(ignore_msb) as ignore_msb,
         count(*) as shard_count,
-        transform(sort_array(collect_list(struct(shard, stream_id))), s -> s.stream_id) as streams,
-        -- consistency facts, checked by tests
-        max(token_range_end) != min(token_range_end) as has_conflicting_range_ends,
-        max(shard) + 1 != count(*) or min(shard) != 0 as has_shard_gaps
+        transform(sort_array(collect_list(struct(shard, stream_id))), s -> s.stream_id) as streams
     from streams
     group by generation_ts_ms, vnode_index
 
@@ -49,7 +46,5 @@ select
     range_start >= range_end as is_wrapping,
     shard_count,
     ignore_msb,
-    streams,
-    has_conflicting_range_ends,
-    has_shard_gaps
+    streams
 from ranged

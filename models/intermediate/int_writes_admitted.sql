@@ -1,6 +1,7 @@
 {#- One row per input write: accepted, or rejected with the reason. A write is rejected when
     an atom of it cannot be processed, or when ScyllaDB would refuse a stream for any of its
-    change groups (the whole request fails then). -#}
+    change groups (the whole request fails then). An accepted write without change groups
+    writes only to tables without CDC (at its schema version): ScyllaDB logs nothing for it. -#}
 with
 
 writes as (
@@ -12,6 +13,16 @@ writes as (
 change_groups as (
 
     select * from {{ ref('int_change_groups_admitted') }}
+
+),
+
+groups_per_write as (
+
+    select
+        write_id,
+        count(*) as change_groups
+    from change_groups
+    group by write_id
 
 ),
 
@@ -51,7 +62,10 @@ select
     coalesce(writes.problem_partition_key, first_refusal.refusal.partition_key) as partition_key,
     writes.problem_atom_kind as atom_kind,
     writes.problem_column_name as column_name,
-    first_refusal.refusal.change_ts
+    first_refusal.refusal.change_ts,
+    coalesce(groups_per_write.change_groups, 0) as change_groups
 from writes
 left join first_refusal
     on writes.write_id = first_refusal.write_id
+left join groups_per_write
+    on writes.write_id = groups_per_write.write_id

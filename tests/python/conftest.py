@@ -62,9 +62,29 @@ def example_build(spark):
     Replays write the same schema, so the modules that read this build are named
     ``test_example_*``: they sort together, and no module among them replays."""
     from cdclake import dbt
+    from outputs import snapshot
 
     assert dbt.invoke(["build"]), "dbt build of the example project failed"
+    EXAMPLE_OUTPUTS.update(snapshot(spark))
     return spark
+
+
+class Outputs(dict):
+    """{table: sorted rows}; short in test reports."""
+
+    def __repr__(self) -> str:
+        return f"<outputs of {len(self)} tables>"
+
+
+EXAMPLE_OUTPUTS = Outputs()
+
+
+@pytest.fixture(scope="session")
+def example_outputs(example_build) -> Outputs:
+    """The example build's output tables as sorted rows (outputs.snapshot), taken right after
+    it ran: later modules compare other builds of the same writes with it, after replays have
+    overwritten the warehouse."""
+    return EXAMPLE_OUTPUTS
 
 
 @pytest.fixture(scope="session")

@@ -220,6 +220,11 @@ def samples() -> dict[str, tuple[list[tuple], list | None]]:
             [(objects(["1", '"x"', '{"list": [1, 2]}', None]), objects(["int", "int", "list<int>", "int"]),
               objects([None, None, None, None]))],
             [None, 'expected int, got "x"', None, None]),
+        "cdc_type_error": (
+            [(objects(["int", "frozen<address>", "txet", "map<int", None]),
+              objects([None, '{"address": [["street", "text"]]}', None, None, None]))],
+            [None, None, "unknown user-defined type 'txet'",
+             "cannot parse CQL type 'map<int': expected '>', found 'end of text'", None]),
         "cdc_key_error": (
             [(objects(['{"a": 1}', '{"z": 1}', '{"a": 1}']), arrays([["a", "b"]] * 3), arrays([["int", "text"]] * 3),
               pd.Series([True, True, False]))],

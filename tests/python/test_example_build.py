@@ -14,7 +14,9 @@ def built(example_build):
 def test_every_write_is_accepted_or_rejected(built):
     audit = built.table("cdc_lake.cdc_write_audit").collect()[0]
     assert audit.input_writes == audit.accepted_writes + audit.rejected_writes
+    assert audit.accepted_writes == audit.logged_writes + audit.unlogged_writes
     assert audit.rejected_writes == 4
+    assert audit.unlogged_writes == 1          # the write to shop.audit, a table without CDC
     assert audit.log_rows > 0
 
 
@@ -22,7 +24,7 @@ def test_bad_input_is_quarantined_with_the_field_and_the_problem(built):
     rejected = {r.write_id: r for r in built.table("cdc_lake.cdc_rejected_writes").collect()}
     invalid = sorted((r for r in rejected.values() if r.reason == "invalid_input"), key=lambda r: r.write_id)
     assert [r.error_text for r in invalid] == [
-        "column_name: unknown column colour in table shop.inventory",
+        'column_name: unknown column "colour" in table shop.inventory',
         'value: expected int, got "plenty"',
     ]
     assert all(r.column_name in ("colour", "quantity") for r in invalid)
@@ -75,7 +77,8 @@ def test_the_build_summary_accounts_for_writes_rows_rejections_and_streams(built
     print_build_summary(built)
     lines = capsys.readouterr().out.splitlines()
     audit = built.table("cdc_lake.cdc_write_audit").collect()[0]
-    assert f"writes: {audit.input_writes} input = {audit.accepted_writes} accepted " \
+    assert f"writes: {audit.input_writes} input = {audit.logged_writes} logged " \
+           f"+ {audit.unlogged_writes} not logged (tables without CDC) " \
            f"+ {audit.rejected_writes} rejected; {audit.log_rows} log rows" in lines
     assert any(line.startswith("  shop.orders_scylla_cdc_log: ") for line in lines)
     assert "  rejected (invalid_input): 2" in lines

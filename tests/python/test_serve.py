@@ -140,6 +140,21 @@ def test_seed_through_the_server_keeps_rows_and_table_format(server):
     assert f"USING {table_format}" in ddl
 
 
+@pytest.mark.parametrize("command", [["build"], ["check"], ["serve", "--port", "0"], ["report"]])
+def test_a_second_command_on_the_served_folder_stops_at_once_saying_who_holds_it(server, command):
+    """The server holds its target folder (and Derby metastore): another embedded command on the
+    same folder exits at once with one line naming the server's process and the way out."""
+    env = {k: v for k, v in server.env.items() if k != "CDCLAKE_THRIFT_PORT"}
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "cdclake.cli"] + command, env=env, cwd=PROJECT_DIR,
+                            capture_output=True, text=True, timeout=60)
+    assert time.monotonic() - started < 30
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 4 and len(lines) == 1, result.stderr
+    assert f"process {server.process.pid} (cdclake serve --port {server.port}" in lines[0]
+    assert "CDCLAKE_TARGET_DIR=" in lines[0] and "Derby" not in lines[0]
+
+
 def test_thrift_target_without_a_server_says_how_to_start_one(test_workspace):
     env = {**os.environ, "CDCLAKE_TARGET": "thrift", "CDCLAKE_THRIFT_PORT": str(free_port()),
            "CDCLAKE_TARGET_DIR": str(test_workspace / "no_server")}

@@ -1,0 +1,50 @@
+"""What a build wrote, as plain sorted rows: to compare two builds table by table, byte for
+byte (stream IDs as hex, timeuuids as text, every other value as Spark returns it)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+OUTPUT_SCHEMA = "cdc_lake"
+LOG_SUFFIX = "_scylla_cdc_log"
+
+
+def output_tables(spark) -> list[str]:
+    """Every table the last build output: the marts of cdc_lake and the log tables of the
+    CDC-enabled tables of its inputs (other keyspaces may hold older builds' log tables)."""
+    tables = [f"{OUTPUT_SCHEMA}.{r.tableName}" for r in spark.sql(f"show tables in {OUTPUT_SCHEMA}").collect()
+              if not r.isTemporary]
+    tables += [f"{r.keyspace_name}.{r.table_name}{LOG_SUFFIX}" for r in spark.sql(
+        "select distinct keyspace_name, table_name from cdc_intermediate.int_base_tables_described "
+        "where is_latest_version and cdc_enabled").collect()]
+    return sorted(tables)
+
+
+def _plain(value):
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "asDict"):
+        return {k: _plain(v) for k, v in value.asDict().items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def rows_of(frame) -> list[str]:
+    """A table's rows, each as the repr of its plain values, sorted."""
+    columns = frame.columns
+    return sorted(repr([(c, _plain(row[c])) for c in columns]) for row in frame.collect())
+
+
+def snapshot(spark) -> dict[str, list[str]]:
+    """{table: sorted rows} of every output table of the session's warehouse."""
+    return {table: rows_of(spark.table(table)) for table in output_tables(spark)}
+
+
+def snapshot_files(spark, warehouse: Path, tables: list[str], table_format: str = "parquet") -> dict[str, list[str]]:
+    """The same tables read from another warehouse's folder (another process's metastore)."""
+    def location(table: str) -> Path:
+        schema, name = table.split(".")
+        return warehouse / "spark-warehouse" / f"{schema}.db" / name
+    return {table: rows_of(spark.read.format(table_format).load(str(location(table)))) for table in tables}
