@@ -4,6 +4,7 @@
     cdclake docs serve [--port N] [--host H] [--no-browser]           the lineage site of target/
     cdclake report [--out PATH]        a static HTML page of the build's generations, streams, rejects
     cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table]
+                   [--enable-create-table-with-compact-storage] [--row-ttl-scan-period SECONDS]
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
     cdclake serve [--host 127.0.0.1] [--port 10000]   a Spark Thrift server on the warehouse, UDFs set up
     cdclake check [--docs-dir DIR] [--only DATASET]   Great Expectations suite on the build's outputs (after a build)
@@ -122,16 +123,25 @@ def replay_main(argv: list[str]) -> int:
                              "cdc_generation_streams.csv (default: one node, 256 vnodes, 2 shards, "
                              "ignore_msb 12, started an hour before --now)")
     parser.add_argument("--format", choices=["jsonl", "table"], default="table")
+    parser.add_argument("--enable-create-table-with-compact-storage", action="store_true",
+                        help="ScyllaDB's option of that name: allow CREATE TABLE ... WITH COMPACT STORAGE")
+    parser.add_argument("--row-ttl-scan-period", type=float, default=86400.0, metavar="SECONDS",
+                        help="how often the per-row TTL expiration service scans (ScyllaDB's "
+                             "alternator_ttl_period_in_seconds, default 86400)")
     args = parser.parse_args(argv)
 
     text = sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
     try:
         result = replay(text, now_us=args.now, step_us=args.step, skew_us=args.skew,
-                        generations=args.generations)
+                        generations=args.generations,
+                        enable_compact_storage=args.enable_create_table_with_compact_storage,
+                        row_ttl_scan_period_s=args.row_ttl_scan_period)
     except CqlError as e:  # a syntax error, or a construct the front door does not support yet
         print(f"{args.script}: {e}", file=sys.stderr)
         return 2
 
+    for output in result.descriptions + result.conditional_results:
+        print(output, file=sys.stderr)
     for error in result.statement_errors:
         print(f"error: {error}", file=sys.stderr)
     for w in result.rejected_writes:
@@ -146,7 +156,7 @@ def replay_main(argv: list[str]) -> int:
     else:
         for table, columns in result.log_columns.items():
             rows = [r for r in result.log_rows if r["table"] == table]
-            print(output.table_text(table, columns, rows))
+            print(output.table_text(table, output.log_select_order(columns), rows))
     if not result.dbt_succeeded:
         for problem in result.input_problems:
             print(f"error: {problem}", file=sys.stderr)

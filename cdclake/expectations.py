@@ -34,7 +34,7 @@ LOG_ROW_ID = GROUP_ID + ["batch_seq_no"]
 KIND_OPERATIONS = [
     "pre_image:0", "post_image:9",
     "static_update:1", "update:1", "insert:2",
-    "row_tombstone:3", "partition_tombstone:4",
+    "row_tombstone:3", "partition_tombstone:4", "row_tombstone:-3", "partition_tombstone:-4",
     "range_tombstone:5", "range_tombstone:6", "range_tombstone:7", "range_tombstone:8",
 ]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from cdclake.output import LOG_METADATA_TYPES, log_column_types
+from cdclake.output import LOG_METADATA_TYPES, NOT_LOGGED_TYPE, log_column_types
 from cdclake.schema_records import BaseColumn, BaseTypeField
 from python_udfs.cql_types import TUPLE, UDT, CqlType, parse_cql_type
 from python_udfs.errors import CqlTypeError
@@ -80,7 +80,8 @@ def log_table_columns(
     """The log table's columns: metadata, then the base table's latest schema version's columns
     (partition key, clustering, static, regular), each non-key one followed by
     ``cdc$deleted_<c>`` and, when multi-cell, ``cdc$deleted_elements_<c>``."""
-    own = [c for c in columns if c.keyspace_name == keyspace and c.table_name == table]
+    own = [c for c in columns if c.keyspace_name == keyspace and c.table_name == table
+           and c.cql_type.strip().lower() != NOT_LOGGED_TYPE]
     if not own:
         raise ValueError(f"no columns for base table {keyspace}.{table} in base_columns")
     latest = max(c.schema_version for c in own)

@@ -13,6 +13,10 @@ Non-frozen collections and user types are multi-cell (scylla-log.md §3): a ``ce
 ``element_key`` is one element (map key, set element, list timeuuid key, UDT field index) --
 live with its value (a set element has no value), or dead -- and a ``collection_tombstone``
 deletes the whole column's older cells (its timestamp is T-1 for an overwrite, T for a DELETE).
+
+A write has an ``origin``: a client's (null), or ``ttl_expiry``, the row or partition tombstone
+with which ScyllaDB's expiration service deletes a row whose per-row TTL column has passed
+(CDC logs those deletes with operations -3 / -4, scylla-log.md §2.3).
 """
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ ROW_TOMBSTONE = "row_tombstone"
 RANGE_TOMBSTONE = "range_tombstone"
 PARTITION_TOMBSTONE = "partition_tombstone"
 COLLECTION_TOMBSTONE = "collection_tombstone"
+
+ORIGIN_TTL_EXPIRY = "ttl_expiry"
 
 ATOM_KINDS = (ROW_MARKER, CELL, ROW_TOMBSTONE, RANGE_TOMBSTONE, PARTITION_TOMBSTONE, COLLECTION_TOMBSTONE)
 
@@ -51,6 +57,7 @@ class Atom:
     range_end_inclusive: Optional[bool] = None
     element_key: Optional[str] = None      # element cells of non-frozen collections/UDTs: the JSON key
     schema_version: Optional[int] = None   # the table's schema version the write used (required)
+    origin: Optional[str] = None           # None: a client's write; "ttl_expiry": the per-row TTL service's delete
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -80,5 +87,6 @@ ATOM_SPARK_SCHEMA = ", ".join(
         ("range_end_inclusive", "boolean"),
         ("element_key", "string"),
         ("schema_version", "bigint"),
+        ("origin", "string"),
     ]
 )

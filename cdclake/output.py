@@ -10,6 +10,9 @@ from typing import Any, Iterable, Mapping
 
 from python_udfs.cql_types import UDT, UdtRegistry, parse_cql_type, udt_fields
 
+# The hidden value column of a dense COMPACT STORAGE table with only key columns has this type;
+# the log has no column for it (scylla-log.md §2.2), though its cell's TTL is cdc$ttl.
+NOT_LOGGED_TYPE = "empty"
 LOG_METADATA_TYPES = {
     "cdc$stream_id": "blob",
     "cdc$time": "timeuuid",
@@ -25,6 +28,8 @@ def log_column_types(base_columns: Iterable[Mapping], udts: UdtRegistry | None =
     types = dict(LOG_METADATA_TYPES)
     for c in base_columns:
         name, parsed = c["column_name"], parse_cql_type(c["cql_type"])
+        if parsed.name == NOT_LOGGED_TYPE:
+            continue
         if parsed.name == UDT and not parsed.frozen and parsed.udt_name in (udts or {}):
             types[name] = f"frozen<{parsed}>"
             types[f"cdc$deleted_elements_{name}"] = "frozen<set<smallint>>"
@@ -41,6 +46,14 @@ def log_column_types(base_columns: Iterable[Mapping], udts: UdtRegistry | None =
         if c["kind"] in ("static", "regular"):
             types[f"cdc$deleted_{name}"] = "boolean"
     return types
+
+
+def log_select_order(names: list[str]) -> list[str]:
+    """A log table's columns in ScyllaDB's order (``SELECT *``, DESCRIBE): its partition key
+    ``cdc$stream_id``, its clustering key ``cdc$time``, ``cdc$batch_seq_no``, then every other
+    column by name (UTF-8 bytes)."""
+    keys = ["cdc$stream_id", "cdc$time", "cdc$batch_seq_no"]
+    return keys + sorted((n for n in names if n not in keys), key=lambda n: n.encode("utf-8"))
 
 
 def cql_order_key(value: Any, cql_type: str) -> Any:

@@ -35,6 +35,8 @@ class ReplayResult:
     log_column_types: dict[str, dict[str, str]] = field(default_factory=dict)   # table -> column -> CQL type
     rejected_writes: list[dict] = field(default_factory=list)
     statement_errors: list = field(default_factory=list)
+    conditional_results: list = field(default_factory=list)      # the LWTs' [applied] results
+    descriptions: list = field(default_factory=list)             # DESCRIBE TABLE outputs
     audit: dict = field(default_factory=dict)
     dbt_succeeded: bool = True
     input_problems: list[str] = field(default_factory=list)     # why the build stopped, if the inputs were invalid
@@ -45,8 +47,11 @@ def now_micros() -> int:
 
 
 def prepare_scratch_project(scratch: Path) -> Path:
-    """A copy of the dbt project (no generated log models) under ``scratch/project``."""
+    """A copy of the dbt project (no generated log models) under ``scratch/project``. dbt's
+    partial-parse state of an earlier replay goes: its log models and exposures are not this
+    script's, and dbt 1.11 fails on exposures whose models vanished."""
     project = scratch / "project"
+    (project / "target" / "partial_parse.msgpack").unlink(missing_ok=True)
     if project.exists():
         for part in PROJECT_PARTS:
             path = project / part
@@ -98,12 +103,14 @@ def replay(
     skew_us: int = 0,
     generations: Path | None = None,
     workspace: Path | None = None,
+    **front_door_options,
 ) -> ReplayResult:
-    """Run a CQL script through the CDC pipeline and return the log it produces."""
+    """Run a CQL script through the CDC pipeline and return the log it produces;
+    ``front_door_options`` go to ``run_script`` (e.g. ``enable_compact_storage``)."""
     from cdclake.cql.interpreter import run_script
 
     now_us = now_micros() if now_us is None else now_us
-    script_result = run_script(script, now_us=now_us, step_us=step_us, skew_us=skew_us)
+    script_result = run_script(script, now_us=now_us, step_us=step_us, skew_us=skew_us, **front_door_options)
     return replay_records(script_result, now_us=now_us, generations=generations, workspace=workspace)
 
 
@@ -144,7 +151,9 @@ def replay_records(
             ["build", "--exclude", "resource_type:seed", "--log-level", "warn"], project_dir=project
         )
 
-    result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=bool(run.success))
+    result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=bool(run.success),
+                          conditional_results=list(script_result.conditional_results),
+                          descriptions=list(script_result.descriptions))
     if not run.success:
         result.input_problems = input_problems(spark, run)
         return result

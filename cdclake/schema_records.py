@@ -22,6 +22,7 @@ class BaseTable:
     default_time_to_live: int = 0      # seconds, 0 = none
     cdc_log_created_ms: Optional[int] = None   # when the log table was created (CDC first enabled)
     schema_version: int = 0            # increases with every change of the table (ALTER TABLE, ...)
+    ttl_column: Optional[str] = None   # the per-row TTL column (``c type TTL``, ``ALTER TABLE t TTL c``)
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -75,7 +76,7 @@ BASE_TYPE_COLUMNS = [f.name for f in fields(BaseTypeField)]
 BASE_TABLES_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, cdc_enabled boolean, cdc_preimage string, "
     "cdc_postimage boolean, cdc_delta string, cdc_ttl_seconds bigint, default_time_to_live int, "
-    "cdc_log_created_ms bigint, schema_version bigint"
+    "cdc_log_created_ms bigint, schema_version bigint, ttl_column string"
 )
 BASE_COLUMNS_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, column_name string, kind string, position int, "

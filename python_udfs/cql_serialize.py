@@ -118,7 +118,7 @@ def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | Non
             return serialize_int(value, INT_WIDTH_BYTES[name])
         if name == "varint":
             return serialize_varint(value)
-        if name in ("text", "varchar", "ascii"):
+        if name in ("text", "varchar", "ascii", "empty"):
             return value.encode("utf-8")
         if name == "blob":
             return bytes(value)

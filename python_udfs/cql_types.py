@@ -19,7 +19,7 @@ INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "v
 TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
     "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
-    "float", "double", "decimal", "inet", "duration",
+    "float", "double", "decimal", "inet", "duration", "empty",
 })
 COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
 TUPLE = "tuple"

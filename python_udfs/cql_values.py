@@ -334,12 +334,20 @@ def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict
             for name, field_type in fields}
 
 
+def _decode_empty(value: Any, cql_type: CqlType) -> str:
+    """``empty``: the type of a COMPACT STORAGE table's hidden value column; its only value is
+    the empty string (no bytes)."""
+    if value != "":
+        raise _mismatch(cql_type, value, "the empty type holds only the empty value \"\"")
+    return value
+
+
 _SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
     **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
     "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
     "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
     "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
-    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration, "empty": _decode_empty,
 }
 _COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
                        TUPLE: _decode_tuple, UDT: _decode_udt}

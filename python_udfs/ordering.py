@@ -124,7 +124,7 @@ def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = No
         return float_key(value, 8)
     if name in ("boolean", "date"):
         return serialize_value(value, cql_type)
-    if name in ("text", "varchar", "ascii", "blob", "inet"):
+    if name in ("text", "varchar", "ascii", "blob", "inet", "empty"):
         return escaped_bytes_key(serialize_value(value, cql_type))
     if name == "timeuuid":
         return timeuuid_key(value.bytes)

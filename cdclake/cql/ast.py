@@ -185,10 +185,16 @@ class Assignment:
 
 @dataclass(frozen=True)
 class Condition:
-    """One LWT ``IF`` condition (parsed for completeness; LWT is not replayed)."""
+    """One LWT ``IF`` condition: ``column [element | .field] op value``; ``op`` one of
+    = != < <= > >= LIKE, or IN / NOT IN with ``value`` a tuple of terms."""
 
-    text: str
+    column: str
+    operator: str
+    value: Union[Term, tuple[Term, ...]]
     pos: Pos
+    text: str
+    element: Optional[Term] = None      # c[element]
+    field_name: Optional[str] = None    # u.field
 
 
 @dataclass(frozen=True)
@@ -225,6 +231,7 @@ class ColumnDefinition:
     type: TypeExpr
     is_static: bool
     pos: Pos
+    is_ttl: bool = False               # ``name type TTL``: the table's per-row TTL column
 
 
 @dataclass(frozen=True)
@@ -274,7 +281,7 @@ class CreateType(Statement):
 @dataclass(frozen=True)
 class AlterTable(Statement):
     """``action``: ``with`` (options), ``add`` (columns), ``drop`` (column_names),
-    ``rename`` (renames) or ``alter_type``."""
+    ``rename`` (renames), ``alter_type`` or ``ttl`` (``ttl_column``; None for ``TTL NULL``)."""
 
     table: QualifiedName
     action: str
@@ -282,6 +289,7 @@ class AlterTable(Statement):
     columns: tuple[ColumnDefinition, ...] = ()
     column_names: tuple[str, ...] = ()
     renames: tuple[tuple[str, str], ...] = ()
+    ttl_column: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -346,6 +354,13 @@ class Batch(Statement):
 @dataclass(frozen=True)
 class Select(Statement):
     """Parsed and accepted; a read does not write, so replay ignores it."""
+
+    table: QualifiedName
+
+
+@dataclass(frozen=True)
+class DescribeTable(Statement):
+    """``DESC[RIBE] TABLE name`` (ScyllaDB describes server-side)."""
 
     table: QualifiedName
 

@@ -46,6 +46,9 @@ class Column:
         return self.kind in ("partition_key", "clustering")
 
 
+EMPTY = t.NativeType("empty")       # the type of a dense table's hidden value column (cql3 name "empty")
+
+
 @dataclass(frozen=True)
 class Table:
     keyspace: str
@@ -58,6 +61,7 @@ class Table:
     default_time_to_live: int = 0
     compact_storage: bool = False
     properties: dict = field(default_factory=dict, compare=False)
+    ttl_column: Optional[str] = None    # per-row TTL: rows expire at this column's time (docs/scylla-corners.md)
 
     @property
     def qualified_name(self) -> str:
@@ -72,6 +76,21 @@ class Table:
             if column.name == name:
                 return column
         return None
+
+    @property
+    def is_dense(self) -> bool:
+        """COMPACT STORAGE with a clustering key: no row marker, one value column (schema.cc)."""
+        return self.compact_storage and bool(self.clustering)
+
+    @property
+    def is_compound(self) -> bool:
+        """Not COMPACT STORAGE, or more than one clustering column (schema.cc)."""
+        return not self.compact_storage or len(self.clustering) > 1
+
+    @property
+    def hidden_value(self) -> Optional[Column]:
+        """The hidden EMPTY-typed column of a dense table with only key columns."""
+        return self.regular[0] if self.is_dense and self.regular and self.regular[0].type == EMPTY else None
 
     @property
     def is_counter(self) -> bool:
@@ -95,8 +114,10 @@ class Keyspace:
 
 
 class Catalog:
-    def __init__(self) -> None:
+    def __init__(self, enable_compact_storage: bool = False) -> None:
         self.keyspaces: dict[str, Keyspace] = {}
+        # ScyllaDB's enable_create_table_with_compact_storage (off by default, db/config.cc)
+        self.enable_compact_storage = enable_compact_storage
 
     # ------------------------------------------------------------------ lookups
     def keyspace(self, name: str) -> Keyspace:
@@ -228,7 +249,7 @@ class Catalog:
         if keyspace_name not in self.keyspaces:
             raise CqlRequestError(f"Cannot create a table in a non-existent keyspace: {keyspace_name}")
         keyspace = self.keyspaces[keyspace_name]
-        table = build_table(statement, keyspace_name, self.resolve_type)
+        table = build_table(statement, keyspace_name, self.resolve_type, self.enable_compact_storage)
         if table.cdc.enabled:
             self._check_cdc_can_be_enabled(keyspace, table)
         if name in keyspace.tables or name in keyspace.cdc_log_names:
@@ -261,11 +282,19 @@ class Catalog:
                 self._check_cdc_can_be_enabled(keyspace, updated)
                 keyspace.cdc_log_names.add(name + CDC_LOG_SUFFIX)
         elif statement.action == "add":
+            if table.is_dense:
+                raise CqlRequestError("Cannot add new column to a COMPACT STORAGE table")
             updated = self._table_with_added_columns(table, statement.columns)
         elif statement.action == "drop":
+            if table.compact_storage:
+                raise CqlRequestError("Cannot drop columns from a non-CQL3 table")
             updated = _table_without_columns(table, statement.column_names)
+            if updated.ttl_column in statement.column_names:     # its tag goes with it
+                updated = replace(updated, ttl_column=None)
         elif statement.action == "rename":
             updated = _table_with_renamed_keys(table, statement.renames)
+        elif statement.action == "ttl":
+            updated = _table_with_ttl_column(table, statement.ttl_column)
         else:
             raise CqlRequestError("Altering column types is not supported by ScyllaDB")
         keyspace.tables[name] = updated
@@ -302,8 +331,8 @@ class Catalog:
                                       "existing column")
             column_type = self.resolve_type(definition.type, table.keyspace)
             if definition.is_static:
-                if table.compact_storage:
-                    raise CqlRequestError("Static columns are not supported in COMPACT STORAGE tables")
+                if not table.is_compound:
+                    raise CqlRequestError("Static columns are not allowed in COMPACT STORAGE tables")
                 if not table.clustering:
                     raise CqlRequestError("Static columns are only useful (and thus allowed) if the table has "
                                           "at least one clustering column")
@@ -338,6 +367,9 @@ class Catalog:
             raise CqlRequestError(f"Cannot drop non existing table '{name}' in keyspace '{keyspace_name}'.")
 
     # ------------------------------------------------------------------ records
+    def tables_with_ttl_column(self) -> list[Table]:
+        return [table for table in self._all_tables() if table.ttl_column is not None]
+
     def base_tables(self) -> list[BaseTable]:
         return [BaseTable(
             keyspace_name=table.keyspace, table_name=table.name, cdc_enabled=table.cdc.enabled,
@@ -345,7 +377,7 @@ class Catalog:
             cdc_postimage=table.cdc.postimage if table.cdc.enabled else False,
             cdc_delta=table.cdc.delta if table.cdc.enabled else "full",
             cdc_ttl_seconds=table.cdc.ttl_seconds if table.cdc.enabled else CdcOptions().ttl_seconds,
-            default_time_to_live=table.default_time_to_live,
+            default_time_to_live=table.default_time_to_live, ttl_column=table.ttl_column,
         ) for table in self._all_tables()]
 
     def base_columns(self) -> list[BaseColumn]:
@@ -375,7 +407,13 @@ class Catalog:
 # ---------------------------------------------------------------------------- CREATE TABLE
 
 
-def build_table(statement: ast.CreateTable, keyspace: str, resolve_type) -> Table:
+COMPACT_STORAGE_DISABLED = (
+    "Support for the deprecated feature of 'CREATE TABLE WITH COMPACT STORAGE' is disabled and will eventually be "
+    "removed in a future version.  To enable, set the 'enable_create_table_with_compact_storage' config option to "
+    "'true'.")
+
+
+def build_table(statement: ast.CreateTable, keyspace: str, resolve_type, enable_compact_storage: bool = False) -> Table:
     """The ``Table`` a CREATE TABLE statement defines (``create_table_statement::raw_statement::prepare``)."""
     names = [column.name for column in statement.columns]
     for index, name in enumerate(names):
@@ -386,12 +424,15 @@ def build_table(statement: ast.CreateTable, keyspace: str, resolve_type) -> Tabl
     if len(statement.primary_keys) > 1:
         raise CqlRequestError("Multiple PRIMARY KEYs specified (exactly one required)")
     options = statement.options
+    if options.compact_storage and not enable_compact_storage:
+        raise CqlRequestError(COMPACT_STORAGE_DISABLED)
     properties = dict(options.properties)
     cdc = parse_cdc_options(properties.pop("cdc")) if "cdc" in properties else CdcOptions()
     default_ttl = _default_ttl(properties.pop("default_time_to_live")) if "default_time_to_live" in properties else 0
 
     remaining = {column.name: column for column in statement.columns}
     types = {column.name: resolve_type(column.type, keyspace) for column in statement.columns}
+    ttl_column = _ttl_column_of(statement.columns, types)
     for column in statement.columns:
         if default_ttl > 0 and types[column.name].is_counter:
             raise CqlRequestError("Cannot set default_time_to_live on a table with counters")
@@ -406,6 +447,10 @@ def build_table(statement: ast.CreateTable, keyspace: str, resolve_type) -> Tabl
             _check_key_column(definition, types[key_name])
             key_columns.append((kind, key_name))
     _check_static_columns(statement, clustering_names, options.compact_storage)
+    if ttl_column is not None and ttl_column.name in partition_names + clustering_names:
+        raise CqlRequestError(f"TTL column {ttl_column.name} cannot be part of the PRIMARY KEY")
+    if ttl_column is not None and ttl_column.is_static:
+        raise CqlRequestError(f"TTL column {ttl_column.name} cannot be a static column")
     orders = _clustering_orders(options.clustering_order, clustering_names)
     partition = tuple(Column(n, types[n], "partition_key") for k, n in key_columns if k == "partition_key")
     clustering = tuple(Column(n, types[n], "clustering", orders[n]) for k, n in key_columns if k == "clustering")
@@ -413,10 +458,65 @@ def build_table(statement: ast.CreateTable, keyspace: str, resolve_type) -> Tabl
     regular = [Column(n, types[n], "regular") for n, d in remaining.items() if not d.is_static]
     if options.compact_storage:
         _check_compact_storage(clustering_names, static + regular)
+        if clustering_names and not regular:       # dense, keys only: a hidden EMPTY-typed value column
+            regular = [Column(_hidden_value_name(names), EMPTY, "regular")]
     table = Table(keyspace, statement.table.name, partition, clustering, (), (), cdc, default_ttl,
-                  options.compact_storage, properties).with_columns(static, regular)
+                  options.compact_storage, properties,
+                  ttl_column.name if ttl_column else None).with_columns(static, regular)
     _check_counter_columns(table)
     return table
+
+
+TTL_COLUMN_TYPES = ("timestamp", "bigint", "int")
+
+
+def _ttl_column_of(definitions, types: dict) -> Optional[ast.ColumnDefinition]:
+    """The column declared ``TTL`` (``add_definition``): one at most, of a TTL column type."""
+    found = None
+    for definition in definitions:
+        if not definition.is_ttl:
+            continue
+        if found is not None:
+            raise CqlRequestError(f"Cannot have more than one TTL column in a table. Saw {found.name} and "
+                                  f"{definition.name}")
+        column_type = types[definition.name]
+        if column_type.cql_text() not in TTL_COLUMN_TYPES:
+            raise CqlRequestError(f"TTL column '{definition.name}' must be of type timestamp, bigint or int, "
+                                  f"can't be {column_type.cql_text()}")
+        found = definition
+    return found
+
+
+def _table_with_ttl_column(table: Table, name: Optional[str]) -> Table:
+    """``ALTER TABLE t TTL c`` / ``TTL NULL`` (``alter_table_statement``, case ttl)."""
+    if name is None:
+        if table.ttl_column is None:
+            raise CqlRequestError(f"Cannot unset TTL column, table {table.qualified_name} does not have a TTL "
+                                  "column set")
+        return replace(table, ttl_column=None)
+    column = table.column(name)
+    if column is None:
+        raise CqlRequestError(f"Column '{name}' does not exist in table {table.qualified_name}")
+    if column.type.cql_text() not in TTL_COLUMN_TYPES:
+        raise CqlRequestError(f"TTL column {name} must be of type timestamp, bigint or int, can't be "
+                              f"{column.type.cql_text()}")
+    if column.is_primary_key:
+        raise CqlRequestError(f"Cannot use a primary key column {name} as a TTL column")
+    if column.kind == "static":
+        raise CqlRequestError(f"Cannot use a static column {name} as a TTL column")
+    if table.ttl_column is not None:
+        raise CqlRequestError(f"Cannot set TTL column, table {table.qualified_name} already has a TTL column "
+                              f"defined: {table.ttl_column}")
+    return replace(table, ttl_column=name)
+
+
+def _hidden_value_name(taken: list[str]) -> str:
+    """``schema_builder::default_names``: ``value``, else ``value1``, ``value2``, ..."""
+    name, number = "value", 0
+    while name in taken:
+        number += 1
+        name = f"value{number}"
+    return name
 
 
 def _check_key_column(definition: ast.ColumnDefinition, column_type: t.CqlType) -> None:
@@ -517,8 +617,6 @@ def _table_without_columns(table: Table, names: tuple[str, ...]) -> Table:
             raise CqlRequestError(f"Cannot drop PRIMARY KEY part {name}")
         static = [c for c in static if c.name != name]
         regular = [c for c in regular if c.name != name]
-    if table.compact_storage and not static + regular:
-        raise CqlRequestError("Cannot drop the last column of a COMPACT STORAGE table")
     return table.with_columns(static, regular)
 
 

@@ -30,13 +30,18 @@ class CdcOptions:
     postimage: bool = False
     delta: str = "full"            # 'full' | 'keys'
     ttl_seconds: int = DEFAULT_TTL_SECONDS
+    declared: str = "no"           # the table's cdc property: 'no', 'without enabled' (ignored) or 'yes'
 
-    def normalised_map(self) -> dict[str, str]:
-        """What ``DESCRIBE`` shows: empty when CDC is off."""
-        if not self.enabled:
+    def normalised_map(self) -> dict[str, str] | None:
+        """What ``DESCRIBE`` shows (``cdc::options::to_map``): None without a cdc property, ``{}``
+        for a map without ``enabled``, else every option, CDC switched off included."""
+        if self.declared == "no":
+            return None
+        if self.declared == "without enabled":
             return {}
-        return {"delta": self.delta, "enabled": "true", "postimage": "true" if self.postimage else "false",
-                "preimage": self.preimage, "ttl": str(self.ttl_seconds)}
+        return {"delta": self.delta, "enabled": "true" if self.enabled else "false",
+                "postimage": "true" if self.postimage else "false", "preimage": self.preimage,
+                "ttl": str(self.ttl_seconds)}
 
 
 def parse_cdc_options(raw: object) -> CdcOptions:
@@ -45,8 +50,8 @@ def parse_cdc_options(raw: object) -> CdcOptions:
         raise CqlConfigurationError("Invalid value for property cdc: expected a map like {'enabled': true}, "
                                     f"got {raw}")
     if "enabled" not in raw:
-        return CdcOptions()
-    fields: dict = {}
+        return CdcOptions(declared="without enabled")
+    fields: dict = {"declared": "yes"}
     for key, value in raw.items():
         lowered_key, lowered_value = key.lower(), value.lower()
         is_true = lowered_value in ("true", "1")

@@ -16,13 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from cdclake.cql import ast
-from cdclake.cql.catalog import Catalog, Table
+from cdclake.cql import ast, lwt, row_ttl
+from cdclake.cql.catalog import CDC_LOG_SUFFIX, Catalog, Table
+from cdclake.cql.describe import describe_log_table, describe_table
 from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
 from cdclake.cql.mutation_builder import MutationBuilder
 from cdclake.cql.mutations import plan_delete, plan_insert, plan_update, using_timestamp, write_attributes
+from cdclake.cql.lwt import is_conditional_request
 from cdclake.cql.parser import parse_script
-from cdclake.mutations import Atom
+from cdclake.cql.values import to_json
+from cdclake.mutations import ORIGIN_TTL_EXPIRY, Atom
 from cdclake.cql.table_state import TableState
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions
 
@@ -43,6 +46,39 @@ class StatementError:
         return f"{_statement_label(self.index, self.line, self.statement)}: {self.message}"
 
 
+@dataclass(frozen=True)
+class ConditionalResult:
+    """What a client gets for a lightweight transaction (statement ``index``, first ``line``):
+    ``[applied]`` and, per statement of it, the old values of ``columns`` (JSON model)."""
+
+    index: int
+    line: int
+    statement: str
+    applied: bool
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+    def __str__(self) -> str:
+        lines = [f"{_statement_label(self.index, self.line, self.statement)}: [applied] = {self.applied}"]
+        for row in self.rows:
+            lines.append("  " + ", ".join(f"{c} = {'null' if v is None else to_json(v)}"
+                                          for c, v in zip(self.columns, row)))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Description:
+    """The output of a ``DESCRIBE TABLE`` statement (describe.py)."""
+
+    index: int
+    line: int
+    statement: str
+    create_statement: str
+
+    def __str__(self) -> str:
+        return f"{_statement_label(self.index, self.line, self.statement)}:\n{self.create_statement}"
+
+
 @dataclass
 class ScriptResult:
     """Atoms of the accepted writes in execution order; schema records of the final catalog."""
@@ -53,6 +89,8 @@ class ScriptResult:
     types: list[BaseTypeField] = field(default_factory=list)
     errors: list[StatementError] = field(default_factory=list)
     statements_run: int = 0        # statements executed without error
+    conditional_results: list[ConditionalResult] = field(default_factory=list)   # the LWTs, in order
+    descriptions: list[Description] = field(default_factory=list)                 # DESCRIBE TABLE outputs
 
     def final_tables(self) -> list[BaseTable]:
         """The schema at the end of the script: each table's latest version."""
@@ -69,15 +107,32 @@ def _statement_label(index: int, line: int, text: str) -> str:
     return f"statement {index + 1} (line {line}): {short}"
 
 
-def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0) -> ScriptResult:
-    """Parse and run a whole CQL script (see the module docstring for the clock rules)."""
+def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0,
+               enable_compact_storage: bool = False,
+               row_ttl_scan_period_s: float = row_ttl.DEFAULT_SCAN_PERIOD_S) -> ScriptResult:
+    """Parse and run a whole CQL script (see the module docstring for the clock rules).
+    ``enable_compact_storage``: ScyllaDB's ``enable_create_table_with_compact_storage`` option;
+    ``row_ttl_scan_period_s``: its ``alternator_ttl_period_in_seconds`` (per-row TTL scans)."""
     statements = parse_script(text)
-    runner = _ScriptRunner()
+    runner = _ScriptRunner(enable_compact_storage)
     result = ScriptResult()
+    last_scan = now_us + skew_us
     for index, statement in enumerate(statements):
         client_now = now_us + index * step_us
+        for scan in row_ttl.scan_instants(last_scan, client_now + skew_us, row_ttl_scan_period_s):
+            result.atoms.extend(runner.expire_rows(scan))
+            last_scan = scan
         try:
-            atoms = runner.execute(statement, client_now, client_now + skew_us)
+            if isinstance(statement, ast.DescribeTable):
+                result.descriptions.append(Description(index, statement.pos.line, statement.text,
+                                                       runner.describe(statement)))
+                atoms = []
+            elif is_conditional_request(statement):
+                atoms, outcome = runner.execute_conditional(statement, client_now + skew_us)
+                result.conditional_results.append(ConditionalResult(
+                    index, statement.pos.line, statement.text, outcome.applied, outcome.columns, outcome.rows))
+            else:
+                atoms = runner.execute(statement, client_now, client_now + skew_us)
         except CqlRequestError as error:
             result.errors.append(StatementError(index, statement.pos.line, statement.text, error.message, error.code))
             continue
@@ -92,10 +147,11 @@ def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0)
 
 
 class _ScriptRunner:
-    def __init__(self) -> None:
-        self.catalog = Catalog()
+    def __init__(self, enable_compact_storage: bool = False) -> None:
+        self.catalog = Catalog(enable_compact_storage)
         self.current_keyspace: Optional[str] = None
         self.last_write_id = 0
+        self.last_ballot = 0          # the last LWT's paxos ballot timestamp (µs)
         self.log_created_ms: dict[tuple[str, str], int] = {}
         self.state = TableState()
         # (keyspace, table) -> [(version, BaseTable, [BaseColumn])], one entry per schema change
@@ -121,15 +177,70 @@ class _ScriptRunner:
                 self.plan_batch(statement, client_now, builder)
             else:
                 self.plan_write(statement, builder, client_now)
-            self.last_write_id += 1
-            atoms = [replace(atom, schema_version=self.schema_version(atom.keyspace_name, atom.table_name))
-                     for atom in builder.atoms(self.last_write_id, coordinator_now)]
-            self.state.record(atoms)
-            return atoms
+            return self.record_write(builder, coordinator_now)
         self.execute_other(statement)
         self.note_log_tables(coordinator_now)
         self.note_schema_versions()
         return []
+
+    def execute_conditional(self, statement: ast.Statement, coordinator_now: int) -> tuple[list[Atom], lwt.Outcome]:
+        """A lightweight transaction (lwt.py): checked against the state before it, applied whole
+        or not at all, every write at the paxos ballot's timestamp: the coordinator's clock, or
+        the previous ballot's plus one (ballots on a partition strictly increase)."""
+        if isinstance(statement, ast.Batch):
+            if statement.using.ttl is not None:
+                raise CqlRequestError("Global TTL on the BATCH statement is not supported.")
+            if statement.using.timestamp is not None:
+                raise CqlRequestError("Cannot provide custom timestamp for conditional BATCH")
+            statements = list(statement.statements)
+        else:
+            statements = [statement]
+        tables = [self.table_of(s.table) for s in statements]
+        if len({table.qualified_name for table in tables}) > 1:
+            raise CqlRequestError("BATCH with conditions cannot span multiple tables")
+        checks = [lwt.prepare(s, table) if lwt.is_conditional(s) else lwt.check_of_plain(s, table)
+                  for s, table in zip(statements, tables)]
+        partition_keys = {to_json(list(key)) for check in checks for key in check.target.partition_keys}
+        if len(partition_keys) != 1 or any(len(check.target.partition_keys) != 1 for check in checks):
+            raise CqlRequestError("BATCH with conditions cannot span multiple partitions")
+        partition_key = checks[0].target.partition_keys[0]
+        ballot = max(coordinator_now, self.last_ballot + 1)
+        self.last_ballot = ballot
+        builder = MutationBuilder(list_reader=lambda table, key, row, column:
+                                  self.state.live_list(table, key, row, column, coordinator_now))
+        for s in statements:     # every write at the ballot's timestamp, USING TIMESTAMP or not
+            self.plan_write(replace(s, using=replace(s.using, timestamp=None)), builder, ballot)
+        outcome = lwt.decide(checks, partition_key, self.state, coordinator_now, isinstance(statement, ast.Batch))
+        if not outcome.applied:
+            return [], outcome
+        return self.record_write(builder, coordinator_now), outcome
+
+    def expire_rows(self, scan_us: int) -> list[Atom]:
+        """One scan of the per-row TTL expiration service (row_ttl.py): each live row whose TTL
+        column has passed is deleted by a write of its own, at the scan's timestamp."""
+        atoms = []
+        for table in self.catalog.tables_with_ttl_column():
+            column = table.column(table.ttl_column)
+            for partition_key, row in self.state.rows(table):
+                read = self.state.read_row(table, partition_key, row, scan_us)
+                expiration = row_ttl.expiration_seconds(read.values.get(column.name), column.type.cql_text())
+                if not (read.exists and row_ttl.is_expired(expiration, scan_us // 1_000_000)):
+                    continue
+                builder = MutationBuilder()
+                if table.clustering:
+                    builder.add_row_tombstone(table, partition_key, row, scan_us)
+                else:
+                    builder.add_partition_tombstone(table, partition_key, scan_us)
+                atoms += self.record_write(builder, scan_us, origin=ORIGIN_TTL_EXPIRY)
+        return atoms
+
+    def record_write(self, builder: MutationBuilder, coordinator_now: int, origin: Optional[str] = None) -> list[Atom]:
+        """The next write id for the request's atoms, each with its table's schema version."""
+        self.last_write_id += 1
+        atoms = [replace(atom, schema_version=self.schema_version(atom.keyspace_name, atom.table_name), origin=origin)
+                 for atom in builder.atoms(self.last_write_id, coordinator_now)]
+        self.state.record(atoms)
+        return atoms
 
     def note_schema_versions(self) -> None:
         """Give each table whose schema records changed (CREATE, ALTER, ALTER TYPE ...) a new
@@ -187,6 +298,16 @@ class _ScriptRunner:
                 raise CqlRequestError("Timestamp must be set either on BATCH or individual statements")
         for statement in batch.statements:
             self.plan_write(statement, builder, batch_timestamp)
+
+    def describe(self, statement: ast.DescribeTable) -> str:
+        keyspace = self.keyspace_of(statement.table)
+        name = statement.table.name
+        base = self.catalog.keyspace(keyspace).tables.get(name.removesuffix(CDC_LOG_SUFFIX))
+        if name.endswith(CDC_LOG_SUFFIX) and base is not None and name in self.catalog.keyspace(keyspace).cdc_log_names:
+            types = {type_name: [(f, ft.cql_text()) for f, ft in zip(udt.field_names, udt.field_types)]
+                     for type_name, udt in self.catalog.keyspace(keyspace).user_types.items()}
+            return describe_log_table(base, types)
+        return describe_table(self.table_of(statement.table))
 
     def execute_other(self, statement: ast.Statement) -> None:
         catalog = self.catalog

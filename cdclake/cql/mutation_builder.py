@@ -4,11 +4,13 @@ One request (a statement, or a BATCH) becomes one mutation per touched partition
 (scylla-log.md §3). When several statements of a batch write the same row marker or cell,
 the mutation keeps one winner, reconciled as ScyllaDB's ``compare_atomic_cell_for_merge`` and
 ``compare_row_marker_for_merge`` do: the higher timestamp; on a tie a dead cell beats a live
-one, then the greater serialized value, then the expiring one / the longer TTL. A row keeps the
+one, then an expiring one, then the longer TTL, then the greater serialized value. A row keeps the
 newest row tombstone, a partition the newest partition tombstone; range tombstones with the same
 bounds keep the newest (overlapping different ranges are kept as they are). A non-frozen
 collection/UDT column keeps its newest collection tombstone and, per element key, the winning
-element cell (same rules as cells, the value compared in the element's type).
+element cell (same rules as cells, the value compared in the element's type), minus the
+elements that tombstone covers (timestamp <= its own). Cells and markers under a row, range or
+partition tombstone of the same request stay: ScyllaDB merges a batch without compacting it.
 
 Atoms come out in ScyllaDB's visitation order (§4.4): per partition the static row, then
 clustered rows in clustering order (marker, cells by column order -- a collection column as its
@@ -89,20 +91,25 @@ class _Partition:
 
 
 def _wins(new, old, value_type: Optional[t.CqlType]) -> bool:
-    """ScyllaDB's reconciliation of two cells in one mutation (compare_atomic_cell_for_merge):
-    the higher timestamp; on a tie a dead cell; then the greater serialized value; then the
-    longer TTL. ``value_type`` None: the cells carry no value (set elements)."""
+    """ScyllaDB's reconciliation of two cells in one mutation (compare_atomic_cell_for_merge,
+    mutation/atomic_cell.cc): the higher timestamp; on a tie a dead cell; then an expiring cell;
+    then the later expiry (the longer TTL: the statements of one request share its clock); then
+    the greater serialized value (unsigned bytes). ``value_type`` None: the cells carry no value
+    (set elements)."""
     if new.timestamp != old.timestamp:
         return new.timestamp > old.timestamp
     if new.is_live != old.is_live:
         return not new.is_live
     if not new.is_live:
         return False
+    new_ttl, old_ttl = new.ttl or 0, old.ttl or 0
+    if bool(new_ttl) != bool(old_ttl):
+        return bool(new_ttl)
+    if new_ttl != old_ttl:          # one request, one clock: the longer TTL expires later
+        return new_ttl > old_ttl
     if value_type is not None:
-        new_bytes, old_bytes = serialize(value_type, new.value), serialize(value_type, old.value)
-        if new_bytes != old_bytes:
-            return new_bytes > old_bytes
-    return (new.ttl or 0) > (old.ttl or 0)
+        return serialize(value_type, new.value) > serialize(value_type, old.value)
+    return False
 
 
 def cell_wins(new: CellWrite, old: CellWrite, column: Column) -> bool:
@@ -328,14 +335,19 @@ class _AtomFactory:
                     ttl_seconds=cell.ttl if cell.is_live else None)
 
     def collection(self, key: Optional[tuple], column: Column, collection: _Collection) -> list[Atom]:
-        """The collection tombstone, then the element cells in element-key order."""
+        """The collection tombstone, then the element cells in element-key order. Merging the
+        statements of a request drops the elements its tombstone covers, ties included
+        (``collection_mutation.cc`` merge: an element survives another statement's tombstone only
+        with a greater timestamp; a statement's own elements are always newer than its T-1)."""
         atoms = []
         clustering = self._clustering_json(key)
         if collection.tombstone is not None:
             atoms.append(Atom(**self.common, atom_kind=COLLECTION_TOMBSTONE, write_timestamp=collection.tombstone,
                               clustering_key=clustering, column_name=column.name))
         key_type = element_key_type(column.type)
-        for element in sorted(collection.elements.values(), key=lambda e: value_key(key_type, e.key)):
+        survivors = [e for e in collection.elements.values()
+                     if collection.tombstone is None or e.timestamp > collection.tombstone]
+        for element in sorted(survivors, key=lambda e: value_key(key_type, e.key)):
             atoms.append(Atom(**self.common, atom_kind=CELL, write_timestamp=element.timestamp,
                               clustering_key=clustering, column_name=column.name, is_live=element.is_live,
                               value=to_json(element.value) if element.is_live and element.value is not None

@@ -5,7 +5,8 @@ For atomic columns (native types, frozen collections/UDTs, tuples), static ones 
 
 * INSERT: a live row marker (T, ttl) on the row, except for a static-only INSERT (partition key
   and static columns only) and in COMPACT STORAGE tables; one cell per listed non-key column
-  (``null`` -> dead cell);
+  (``null`` -> dead cell); in a dense table with only key columns, the empty cell of its hidden
+  value column (T, ttl) instead (``update_statement::add_update_for_key``);
 * UPDATE ``SET x = v``: a live cell (T, ttl); ``x = null``: a dead cell;
 * DELETE ``x``: a dead cell; DELETE of rows: a row tombstone per full key, a range tombstone per
   clustering prefix or slice (a range holding exactly one full key becomes a row tombstone, an
@@ -27,9 +28,10 @@ Element keys (JSON model): the map key, the set element, the list key's timeuuid
 field's 0-based declaration index.
 
 TTL: ``USING TTL n`` (``0`` = none), else the table's ``default_time_to_live``; dead cells and
-tombstones have none. Counters, LWT conditions, INSERT JSON and the list operations that need a
-read before the write (``l[i] = v``, ``DELETE l[i]``, ``l = l - [...]``) raise
-``CqlUnsupportedError``.
+tombstones have none. Counters and INSERT JSON raise ``CqlUnsupportedError``. The list operations
+that need a read before the write (``l[i] = v``, ``DELETE l[i]``, ``l = l - [...]``) read it
+through the builder. LWT conditions are the interpreter's (lwt.py): these planners write what
+the statement writes once its condition holds.
 """
 from __future__ import annotations
 
@@ -81,13 +83,6 @@ def _integer_attribute(term: ast.Term, receiver: str, type_name: str) -> int:
     if not low <= value <= high:
         raise CqlRequestError(f"Invalid value of {receiver}: {value} is out of range")
     return value
-
-
-def _refuse_lwt(statement: ast.DmlStatement) -> None:
-    conditional = getattr(statement, "if_not_exists", False) or getattr(statement, "if_exists", False) \
-        or getattr(statement, "conditions", ())
-    if conditional:
-        raise CqlUnsupportedError("lightweight transactions (IF conditions) are not supported")
 
 
 def _refuse_counters(table: Table) -> None:
@@ -213,7 +208,6 @@ def _list_write(value: Any, attributes: WriteAttributes, mode: str,
 def plan_insert(statement: ast.Insert, table: Table, attributes: WriteAttributes, builder: MutationBuilder) -> None:
     if statement.json is not None:
         raise CqlUnsupportedError("INSERT ... JSON is not supported")
-    _refuse_lwt(statement)
     if table.is_counter:
         raise CqlRequestError("INSERT statement are not allowed on counter tables, use UPDATE instead")
     if len(statement.columns) != len(statement.values):
@@ -234,6 +228,10 @@ def plan_insert(statement: ast.Insert, table: Table, attributes: WriteAttributes
                 writes.append((column, _cell(value, attributes)))
     target = resolve_write_target(table, tuple(key_relations), statement_kind="INSERT",
                                   modified=[column for column, _ in writes])
+    if table.hidden_value is not None:       # dense, keys only: the hidden column's empty cell
+        writes.append((table.hidden_value, _cell("", attributes)))
+    elif table.is_dense and not writes:      # no row marker: the value column must be written
+        raise CqlRequestError(f"Column {table.regular[0].name} is mandatory for this COMPACT STORAGE table")
     for partition_key in target.partition_keys:
         if not target.static_row and not table.compact_storage:
             for row in target.rows:
@@ -264,7 +262,6 @@ def _add_cells(builder: MutationBuilder, table: Table, partition_key: tuple, tar
 
 
 def plan_update(statement: ast.Update, table: Table, attributes: WriteAttributes, builder: MutationBuilder) -> None:
-    _refuse_lwt(statement)
     writes = [(_column(table, a.column), a) for a in statement.assignments]
     for column, assignment in writes:
         if column.is_primary_key:
@@ -363,11 +360,12 @@ def _field_index(column: Column, field_name: str) -> int:
 
 
 def plan_delete(statement: ast.Delete, table: Table, attributes: WriteAttributes, builder: MutationBuilder) -> None:
-    _refuse_lwt(statement)
     _refuse_counters(table)
     deletions = [_deletion(table, target, attributes) for target in statement.targets]
     target = resolve_write_target(table, statement.where, statement_kind="DELETE",
                                   modified=[column for column, _ in deletions])
+    if target.ranges and not table.is_compound:
+        raise CqlRequestError('Range deletions on "compact storage" schemas are not supported')
     timestamp = attributes.timestamp
     for partition_key in target.partition_keys:
         if deletions:

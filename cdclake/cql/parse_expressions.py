@@ -238,14 +238,7 @@ def relation(stream: TokenStream) -> ast.AnyRelation:
         return ast.MultiColumnRelation(columns, operator, value, pos, stream.source_between(first, stream.previous))
     column = stream.identifier("column name")
     if stream.accept_word("in"):
-        stream.expect_punct("(")
-        values = []
-        if not stream.at_punct(")"):
-            values.append(term(stream))
-            while stream.accept_punct(","):
-                values.append(term(stream))
-        stream.expect_punct(")")
-        return ast.Relation(column, "IN", tuple(values), pos, stream.source_between(first, stream.previous))
+        return ast.Relation(column, "IN", _in_values(stream), pos, stream.source_between(first, stream.previous))
     if stream.accept_word("contains"):
         operator = "CONTAINS KEY" if stream.accept_word("key") else "CONTAINS"
     elif stream.accept_word("like"):
@@ -257,6 +250,18 @@ def relation(stream: TokenStream) -> ast.AnyRelation:
         operator = _relation_operator(stream)
     value = term(stream)
     return ast.Relation(column, operator, value, pos, stream.source_between(first, stream.previous))
+
+
+def _in_values(stream: TokenStream) -> tuple[ast.Term, ...]:
+    """``(term, ...)`` after IN (possibly empty)."""
+    stream.expect_punct("(")
+    values = []
+    if not stream.at_punct(")"):
+        values.append(term(stream))
+        while stream.accept_punct(","):
+            values.append(term(stream))
+    stream.expect_punct(")")
+    return tuple(values)
 
 
 def _column_tuple(stream: TokenStream) -> tuple[str, ...]:
@@ -346,29 +351,29 @@ def conditions(stream: TokenStream) -> tuple[ast.Condition, ...]:
 
 
 def _condition(stream: TokenStream) -> ast.Condition:
+    """``column [ '[' term ']' | '.' field ] (op term | [NOT] IN (terms) | LIKE term)`` (cql3/Cql.g
+    columnCondition: no CONTAINS, no constant on the left)."""
     first = stream.current
     pos = stream.pos()
-    stream.identifier("column name")
+    column = stream.identifier("column name")
+    element, field_name = None, None
     if stream.accept_punct("["):
-        term(stream)
+        element = term(stream)
         stream.expect_punct("]")
     elif stream.accept_punct("."):
-        stream.identifier("field name")
-    if stream.accept_word("in"):
-        stream.expect_punct("(")
-        term(stream)
-        while stream.accept_punct(","):
-            term(stream)
-        stream.expect_punct(")")
-    elif stream.accept_word("contains"):
-        stream.accept_word("key")
-        term(stream)
+        field_name = stream.identifier("field name")
+    if stream.accept_word("not"):
+        stream.expect_word("in")
+        operator = "NOT IN"
+    elif stream.accept_word("in"):
+        operator = "IN"
     elif stream.accept_word("like"):
-        term(stream)
+        operator = "LIKE"
     else:
-        _relation_operator(stream)
-        term(stream)
-    return ast.Condition(stream.source_between(first, stream.previous), pos)
+        operator = _relation_operator(stream)
+    value = _in_values(stream) if operator in ("IN", "NOT IN") else term(stream)
+    return ast.Condition(column, operator, value, pos, stream.source_between(first, stream.previous),
+                         element, field_name)
 
 
 def using_clause(stream: TokenStream, *, allow_ttl: bool = True) -> ast.UsingClause:

@@ -70,6 +70,11 @@ def _statement(stream: TokenStream) -> ast.Statement:
         return _batch(stream)
     if stream.at_word("select"):
         return _select(stream)
+    if stream.at_word("describe", "desc") and stream.peek().is_word("table", "columnfamily"):
+        parser = _StatementParser(stream)
+        stream.advance()
+        stream.advance()
+        return parser.finish(ast.DescribeTable, table=px.qualified_name(stream, "table name"))
     if stream.at_word(*_OTHER_STATEMENT_STARTS):
         return _other(stream, 1)
     raise stream.error_expected("a statement")
@@ -153,8 +158,9 @@ def _create_table(stream: TokenStream) -> ast.CreateTable:
             column_pos = stream.pos()
             name = stream.identifier("column name")
             column_type = px.type_expr(stream)
+            is_ttl = stream.accept_word("ttl")          # cql3/Cql.g: TTL comes before STATIC
             is_static = stream.accept_word("static")
-            columns.append(ast.ColumnDefinition(name, column_type, is_static, column_pos))
+            columns.append(ast.ColumnDefinition(name, column_type, is_static, column_pos, is_ttl))
             if stream.accept_words("primary", "key"):
                 primary_keys.append(((name,), ()))
         if not stream.accept_punct(","):
@@ -281,13 +287,16 @@ def _alter_table(stream: TokenStream) -> ast.AlterTable:
         return parser.finish(ast.AlterTable, table=table, action="drop", column_names=tuple(names))
     if stream.accept_word("rename"):
         return parser.finish(ast.AlterTable, table=table, action="rename", renames=_renames(stream))
+    if stream.accept_word("ttl"):
+        ttl_column = None if stream.accept_word("null") else stream.identifier("column name")
+        return parser.finish(ast.AlterTable, table=table, action="ttl", ttl_column=ttl_column)
     if stream.accept_word("alter"):
         column = stream.identifier("column name")
         stream.expect_word("type")
         new_type = px.type_expr(stream)
         column_def = ast.ColumnDefinition(column, new_type, False, new_type.pos)
         return parser.finish(ast.AlterTable, table=table, action="alter_type", columns=(column_def,))
-    raise stream.error_expected("WITH, ADD, DROP, RENAME or ALTER")
+    raise stream.error_expected("WITH, ADD, DROP, RENAME, TTL or ALTER")
 
 
 def _added_column(stream: TokenStream) -> ast.ColumnDefinition:

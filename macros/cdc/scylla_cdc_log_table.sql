@@ -1,11 +1,13 @@
 {% macro scylla_cdc_log_columns(keyspace_name, table_name) -%}
     {#- The base table's columns in log-table order (scylla-log.md §2.2): partition key,
-        clustering key, then static and regular columns. -#}
+        clustering key, then static and regular columns; not the hidden `empty` column of a
+        dense COMPACT STORAGE table, which the log leaves out. -#}
     {%- set query -%}
         select column_name, kind, cql_type
         from {{ ref('stg_cdc_input__base_columns') }}
         where
             keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+            and cql_type != 'empty'
             and schema_version = (
                 select max(schema_version) from {{ ref('stg_cdc_input__base_columns') }}
                 where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'

@@ -97,7 +97,7 @@ INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "v
 TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
     "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
-    "float", "double", "decimal", "inet", "duration",
+    "float", "double", "decimal", "inet", "duration", "empty",
 })
 COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
 TUPLE = "tuple"
@@ -365,7 +365,7 @@ def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | Non
             return serialize_int(value, INT_WIDTH_BYTES[name])
         if name == "varint":
             return serialize_varint(value)
-        if name in ("text", "varchar", "ascii"):
+        if name in ("text", "varchar", "ascii", "empty"):
             return value.encode("utf-8")
         if name == "blob":
             return bytes(value)
@@ -557,7 +557,7 @@ def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = No
         return float_key(value, 8)
     if name in ("boolean", "date"):
         return serialize_value(value, cql_type)
-    if name in ("text", "varchar", "ascii", "blob", "inet"):
+    if name in ("text", "varchar", "ascii", "blob", "inet", "empty"):
         return escaped_bytes_key(serialize_value(value, cql_type))
     if name == "timeuuid":
         return timeuuid_key(value.bytes)
@@ -917,12 +917,20 @@ def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict
             for name, field_type in fields}
 
 
+def _decode_empty(value: Any, cql_type: CqlType) -> str:
+    """``empty``: the type of a COMPACT STORAGE table's hidden value column; its only value is
+    the empty string (no bytes)."""
+    if value != "":
+        raise _mismatch(cql_type, value, "the empty type holds only the empty value \"\"")
+    return value
+
+
 _SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
     **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
     "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
     "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
     "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
-    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration, "empty": _decode_empty,
 }
 _COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
                        TUPLE: _decode_tuple, UDT: _decode_udt}
@@ -10055,7 +10063,7 @@ INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "v
 TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
     "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
-    "float", "double", "decimal", "inet", "duration",
+    "float", "double", "decimal", "inet", "duration", "empty",
 })
 COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
 TUPLE = "tuple"
@@ -10323,7 +10331,7 @@ def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | Non
             return serialize_int(value, INT_WIDTH_BYTES[name])
         if name == "varint":
             return serialize_varint(value)
-        if name in ("text", "varchar", "ascii"):
+        if name in ("text", "varchar", "ascii", "empty"):
             return value.encode("utf-8")
         if name == "blob":
             return bytes(value)
@@ -10515,7 +10523,7 @@ def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = No
         return float_key(value, 8)
     if name in ("boolean", "date"):
         return serialize_value(value, cql_type)
-    if name in ("text", "varchar", "ascii", "blob", "inet"):
+    if name in ("text", "varchar", "ascii", "blob", "inet", "empty"):
         return escaped_bytes_key(serialize_value(value, cql_type))
     if name == "timeuuid":
         return timeuuid_key(value.bytes)
@@ -10875,12 +10883,20 @@ def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict
             for name, field_type in fields}
 
 
+def _decode_empty(value: Any, cql_type: CqlType) -> str:
+    """``empty``: the type of a COMPACT STORAGE table's hidden value column; its only value is
+    the empty string (no bytes)."""
+    if value != "":
+        raise _mismatch(cql_type, value, "the empty type holds only the empty value \"\"")
+    return value
+
+
 _SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
     **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
     "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
     "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
     "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
-    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration, "empty": _decode_empty,
 }
 _COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
                        TUPLE: _decode_tuple, UDT: _decode_udt}
@@ -11598,7 +11614,7 @@ INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "v
 TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
     "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
-    "float", "double", "decimal", "inet", "duration",
+    "float", "double", "decimal", "inet", "duration", "empty",
 })
 COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
 TUPLE = "tuple"
@@ -11866,7 +11882,7 @@ def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | Non
             return serialize_int(value, INT_WIDTH_BYTES[name])
         if name == "varint":
             return serialize_varint(value)
-        if name in ("text", "varchar", "ascii"):
+        if name in ("text", "varchar", "ascii", "empty"):
             return value.encode("utf-8")
         if name == "blob":
             return bytes(value)
@@ -12058,7 +12074,7 @@ def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = No
         return float_key(value, 8)
     if name in ("boolean", "date"):
         return serialize_value(value, cql_type)
-    if name in ("text", "varchar", "ascii", "blob", "inet"):
+    if name in ("text", "varchar", "ascii", "blob", "inet", "empty"):
         return escaped_bytes_key(serialize_value(value, cql_type))
     if name == "timeuuid":
         return timeuuid_key(value.bytes)
@@ -12418,12 +12434,20 @@ def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict
             for name, field_type in fields}
 
 
+def _decode_empty(value: Any, cql_type: CqlType) -> str:
+    """``empty``: the type of a COMPACT STORAGE table's hidden value column; its only value is
+    the empty string (no bytes)."""
+    if value != "":
+        raise _mismatch(cql_type, value, "the empty type holds only the empty value \"\"")
+    return value
+
+
 _SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
     **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
     "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
     "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
     "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
-    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration, "empty": _decode_empty,
 }
 _COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
                        TUPLE: _decode_tuple, UDT: _decode_udt}
@@ -12750,7 +12774,7 @@ INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "v
 TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
     "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
-    "float", "double", "decimal", "inet", "duration",
+    "float", "double", "decimal", "inet", "duration", "empty",
 })
 COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
 TUPLE = "tuple"
@@ -13018,7 +13042,7 @@ def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | Non
             return serialize_int(value, INT_WIDTH_BYTES[name])
         if name == "varint":
             return serialize_varint(value)
-        if name in ("text", "varchar", "ascii"):
+        if name in ("text", "varchar", "ascii", "empty"):
             return value.encode("utf-8")
         if name == "blob":
             return bytes(value)
@@ -13210,7 +13234,7 @@ def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = No
         return float_key(value, 8)
     if name in ("boolean", "date"):
         return serialize_value(value, cql_type)
-    if name in ("text", "varchar", "ascii", "blob", "inet"):
+    if name in ("text", "varchar", "ascii", "blob", "inet", "empty"):
         return escaped_bytes_key(serialize_value(value, cql_type))
     if name == "timeuuid":
         return timeuuid_key(value.bytes)
@@ -13570,12 +13594,20 @@ def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict
             for name, field_type in fields}
 
 
+def _decode_empty(value: Any, cql_type: CqlType) -> str:
+    """``empty``: the type of a COMPACT STORAGE table's hidden value column; its only value is
+    the empty string (no bytes)."""
+    if value != "":
+        raise _mismatch(cql_type, value, "the empty type holds only the empty value \"\"")
+    return value
+
+
 _SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
     **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
     "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
     "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
     "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
-    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration, "empty": _decode_empty,
 }
 _COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
                        TUPLE: _decode_tuple, UDT: _decode_udt}
@@ -13902,7 +13934,7 @@ INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "v
 TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
     "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
-    "float", "double", "decimal", "inet", "duration",
+    "float", "double", "decimal", "inet", "duration", "empty",
 })
 COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
 TUPLE = "tuple"
@@ -14170,7 +14202,7 @@ def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | Non
             return serialize_int(value, INT_WIDTH_BYTES[name])
         if name == "varint":
             return serialize_varint(value)
-        if name in ("text", "varchar", "ascii"):
+        if name in ("text", "varchar", "ascii", "empty"):
             return value.encode("utf-8")
         if name == "blob":
             return bytes(value)
@@ -14362,7 +14394,7 @@ def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = No
         return float_key(value, 8)
     if name in ("boolean", "date"):
         return serialize_value(value, cql_type)
-    if name in ("text", "varchar", "ascii", "blob", "inet"):
+    if name in ("text", "varchar", "ascii", "blob", "inet", "empty"):
         return escaped_bytes_key(serialize_value(value, cql_type))
     if name == "timeuuid":
         return timeuuid_key(value.bytes)
@@ -14722,12 +14754,20 @@ def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict
             for name, field_type in fields}
 
 
+def _decode_empty(value: Any, cql_type: CqlType) -> str:
+    """``empty``: the type of a COMPACT STORAGE table's hidden value column; its only value is
+    the empty string (no bytes)."""
+    if value != "":
+        raise _mismatch(cql_type, value, "the empty type holds only the empty value \"\"")
+    return value
+
+
 _SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
     **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
     "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
     "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
     "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
-    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration, "empty": _decode_empty,
 }
 _COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
                        TUPLE: _decode_tuple, UDT: _decode_udt}
@@ -15054,7 +15094,7 @@ INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "v
 TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
     "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
-    "float", "double", "decimal", "inet", "duration",
+    "float", "double", "decimal", "inet", "duration", "empty",
 })
 COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
 TUPLE = "tuple"
@@ -15322,7 +15362,7 @@ def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | Non
             return serialize_int(value, INT_WIDTH_BYTES[name])
         if name == "varint":
             return serialize_varint(value)
-        if name in ("text", "varchar", "ascii"):
+        if name in ("text", "varchar", "ascii", "empty"):
             return value.encode("utf-8")
         if name == "blob":
             return bytes(value)
@@ -15514,7 +15554,7 @@ def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = No
         return float_key(value, 8)
     if name in ("boolean", "date"):
         return serialize_value(value, cql_type)
-    if name in ("text", "varchar", "ascii", "blob", "inet"):
+    if name in ("text", "varchar", "ascii", "blob", "inet", "empty"):
         return escaped_bytes_key(serialize_value(value, cql_type))
     if name == "timeuuid":
         return timeuuid_key(value.bytes)
@@ -15874,12 +15914,20 @@ def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict
             for name, field_type in fields}
 
 
+def _decode_empty(value: Any, cql_type: CqlType) -> str:
+    """``empty``: the type of a COMPACT STORAGE table's hidden value column; its only value is
+    the empty string (no bytes)."""
+    if value != "":
+        raise _mismatch(cql_type, value, "the empty type holds only the empty value \"\"")
+    return value
+
+
 _SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
     **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
     "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
     "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
     "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
-    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration, "empty": _decode_empty,
 }
 _COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
                        TUPLE: _decode_tuple, UDT: _decode_udt}
@@ -16206,7 +16254,7 @@ INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "v
 TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
     "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
-    "float", "double", "decimal", "inet", "duration",
+    "float", "double", "decimal", "inet", "duration", "empty",
 })
 COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
 TUPLE = "tuple"
@@ -16474,7 +16522,7 @@ def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | Non
             return serialize_int(value, INT_WIDTH_BYTES[name])
         if name == "varint":
             return serialize_varint(value)
-        if name in ("text", "varchar", "ascii"):
+        if name in ("text", "varchar", "ascii", "empty"):
             return value.encode("utf-8")
         if name == "blob":
             return bytes(value)
@@ -16666,7 +16714,7 @@ def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = No
         return float_key(value, 8)
     if name in ("boolean", "date"):
         return serialize_value(value, cql_type)
-    if name in ("text", "varchar", "ascii", "blob", "inet"):
+    if name in ("text", "varchar", "ascii", "blob", "inet", "empty"):
         return escaped_bytes_key(serialize_value(value, cql_type))
     if name == "timeuuid":
         return timeuuid_key(value.bytes)
@@ -17026,12 +17074,20 @@ def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict
             for name, field_type in fields}
 
 
+def _decode_empty(value: Any, cql_type: CqlType) -> str:
+    """``empty``: the type of a COMPACT STORAGE table's hidden value column; its only value is
+    the empty string (no bytes)."""
+    if value != "":
+        raise _mismatch(cql_type, value, "the empty type holds only the empty value \"\"")
+    return value
+
+
 _SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
     **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
     "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
     "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
     "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
-    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration, "empty": _decode_empty,
 }
 _COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
                        TUPLE: _decode_tuple, UDT: _decode_udt}
@@ -17253,7 +17309,7 @@ INTEGER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "counter", "v
 TEXT_TYPES = frozenset({"text", "varchar", "ascii"})
 NATIVE_TYPES = INTEGER_TYPES | TEXT_TYPES | frozenset({
     "boolean", "blob", "uuid", "timeuuid", "timestamp", "date", "time",
-    "float", "double", "decimal", "inet", "duration",
+    "float", "double", "decimal", "inet", "duration", "empty",
 })
 COLLECTION_ARITY = {"list": 1, "set": 1, "map": 2}
 TUPLE = "tuple"
@@ -17521,7 +17577,7 @@ def serialize_value(value: Any, cql_type: CqlType | str, udts: UdtRegistry | Non
             return serialize_int(value, INT_WIDTH_BYTES[name])
         if name == "varint":
             return serialize_varint(value)
-        if name in ("text", "varchar", "ascii"):
+        if name in ("text", "varchar", "ascii", "empty"):
             return value.encode("utf-8")
         if name == "blob":
             return bytes(value)
@@ -17713,7 +17769,7 @@ def order_key(value: Any, cql_type: CqlType | str, udts: UdtRegistry | None = No
         return float_key(value, 8)
     if name in ("boolean", "date"):
         return serialize_value(value, cql_type)
-    if name in ("text", "varchar", "ascii", "blob", "inet"):
+    if name in ("text", "varchar", "ascii", "blob", "inet", "empty"):
         return escaped_bytes_key(serialize_value(value, cql_type))
     if name == "timeuuid":
         return timeuuid_key(value.bytes)
@@ -18073,12 +18129,20 @@ def _decode_udt(value: Any, cql_type: CqlType, udts: UdtRegistry | None) -> dict
             for name, field_type in fields}
 
 
+def _decode_empty(value: Any, cql_type: CqlType) -> str:
+    """``empty``: the type of a COMPACT STORAGE table's hidden value column; its only value is
+    the empty string (no bytes)."""
+    if value != "":
+        raise _mismatch(cql_type, value, "the empty type holds only the empty value \"\"")
+    return value
+
+
 _SCALAR_DECODERS: dict[str, Callable[[Any, CqlType], Any]] = {
     **{name: _decode_integer for name in ("tinyint", "smallint", "int", "bigint", "counter", "varint", "timestamp")},
     "float": _decode_floating, "double": _decode_floating, "decimal": _decode_decimal,
     "boolean": _decode_boolean, "text": _decode_text, "varchar": _decode_text, "ascii": _decode_text,
     "blob": _decode_blob, "uuid": _decode_uuid, "timeuuid": _decode_uuid, "inet": _decode_inet,
-    "date": _decode_date, "time": _decode_time, "duration": _decode_duration,
+    "date": _decode_date, "time": _decode_time, "duration": _decode_duration, "empty": _decode_empty,
 }
 _COMPOSITE_DECODERS = {"list": _decode_list, "set": _decode_set, "map": _decode_map,
                        TUPLE: _decode_tuple, UDT: _decode_udt}

@@ -58,6 +58,9 @@ select
     typed.clustering_order,
     typed.schema_version,
     typed.is_latest_version,
+    -- the hidden value column of a dense COMPACT STORAGE table with only key columns: the log
+    -- has no column for it, though its cell's TTL is the change's cdc$ttl (scylla-log.md §2.2)
+    typed.cql_type != 'empty' as is_logged,
     element_types.key_type is not null or typed.udt_field_names is not null as is_multi_cell,
     typed.udt_field_names is not null as is_multi_cell_user_type,
     if(typed.udt_field_names is not null, 'smallint', element_types.key_type) as element_key_type,

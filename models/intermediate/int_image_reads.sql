@@ -258,7 +258,8 @@ live_cells as (
         and (
             coalesce(winning_cells.winner.ttl_seconds, 0) = 0
             or winning_cells.read_now_us
-            < winning_cells.winner.written_now_us + winning_cells.winner.ttl_seconds * 1000000
+            -- bigint: a TTL in seconds times 10^6 overflows an int above 35 minutes
+            < winning_cells.winner.written_now_us + cast(winning_cells.winner.ttl_seconds as bigint) * 1000000
         )
 
 ),

@@ -60,7 +60,8 @@ classified as (
         case piece_kind
             when 'static_upsert' then 1
             when 'clustered_upsert' then if(is_insert, 2, 1)
-            when 'row_tombstone' then 3
+            -- the per-row TTL expiration service's deletes are "service" deletes (cdc/log.cc)
+            when 'row_tombstone' then if(origin = 'ttl_expiry', -3, 3)
             when 'range_tombstone'
                 then
                     case bound_kind
@@ -69,7 +70,7 @@ classified as (
                         when 'end_inclusive' then 7
                         when 'end_exclusive' then 8
                     end
-            when 'partition_tombstone' then 4
+            when 'partition_tombstone' then if(origin = 'ttl_expiry', -4, 4)
         end as operation,
         -- split path: static, INSERTs, UPDATEs, row deletes, range deletes, partition delete;
         -- unsplit path: visitation order (static, clustered rows by key, ranges, partition)

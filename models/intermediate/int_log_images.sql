@@ -16,9 +16,9 @@ image_tables as (
 
 base_columns as (
 
-    -- the static and regular columns of each schema version
+    -- the static and regular columns of each schema version that the log has
     select * from {{ ref('int_base_columns_described') }}
-    where kind in ('static', 'regular')
+    where kind in ('static', 'regular') and is_logged
 
 ),
 

@@ -75,6 +75,7 @@ keyed as (
         pieces.write_timestamp,
         pieces.ttl_seconds,
         pieces.schema_version,
+        pieces.origin,
         pieces.cdc_enabled,
         pieces.keyspace_name,
         pieces.table_name,

@@ -138,6 +138,13 @@ checked as (
                 )
                 then concat('atom_kind: unknown atom kind ', {{ cdc_quoted('atom_kind') }})
             when write_timestamp is null then 'write_timestamp: missing'
+            when origin is not null and origin != 'ttl_expiry'
+                then concat('origin: unknown origin ', {{ cdc_quoted('origin') }}, ' (null or ttl_expiry)')
+            when origin = 'ttl_expiry' and atom_kind not in ('row_tombstone', 'partition_tombstone')
+                then concat(
+                    'origin: the expiration service (ttl_expiry) writes row and partition tombstones, not a ',
+                    atom_kind
+                )
             when partition_key is null then 'partition_key: missing'
             when atom_kind in ('cell', 'collection_tombstone') and column_name is null
                 then concat('column_name: a ', atom_kind, ' needs its column')
@@ -236,6 +243,7 @@ select
     element_key,
     element_key_type,
     table_schema_version as schema_version,
+    origin,
     cdc_enabled,
     problem
 from checked

@@ -86,6 +86,7 @@ logged_values as (
     where
         changes.atom_kind in ('cell', 'collection_tombstone')
         and base_tables.cdc_delta = 'full'
+        and base_columns.is_logged
 
 ),
 

@@ -27,7 +27,8 @@ renamed as (
         nullif(cast(range_end as string), '') as range_end,
         cast(range_end_inclusive as boolean) as range_end_inclusive,
         nullif(cast(element_key as string), '') as element_key,
-        cast(schema_version as bigint) as schema_version
+        cast(schema_version as bigint) as schema_version,
+        nullif(lower(cast(origin as string)), '') as origin
     from source
 
 )

@@ -19,7 +19,8 @@ renamed as (
         coalesce(cast(cdc_ttl_seconds as bigint), 86400) as cdc_ttl_seconds,
         coalesce(cast(default_time_to_live as int), 0) as default_time_to_live,
         cast(cdc_log_created_ms as bigint) as cdc_log_created_ms,
-        coalesce(cast(schema_version as bigint), 0) as schema_version
+        coalesce(cast(schema_version as bigint), 0) as schema_version,
+        nullif(cast(ttl_column as string), '') as ttl_column
     from source
 
 )

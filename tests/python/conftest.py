@@ -90,16 +90,19 @@ def example_outputs(example_build) -> Outputs:
 @pytest.fixture(scope="session")
 def shared_replay(spark, test_workspace):
     """ONE replay for the scripts whose checks read only their own keyspaces (each replay costs
-    a dbt build): the 51 documentation cases, the row-order scenarios and the schema-version
-    scenario. Returns the result and the docs cases' plans by case id."""
+    a dbt build): the 51 documentation cases, the row-order scenarios, the schema-version
+    scenario and ScyllaDB's corners (test_scylla_corners). Returns the result and the docs
+    cases' plans by case id."""
     import test_acceptance_docs_cases as docs
     import test_log_row_order as row_order
     import test_schema_versions as versions
+    import test_scylla_corners as corners
     from cdclake.replay import replay
 
     docs_script, plans = docs.build_script(docs.CASES)
-    script = docs_script + row_order.build_script() + versions.SCRIPT
+    script = docs_script + row_order.build_script() + versions.SCRIPT + corners.SCRIPT
     (test_workspace / "shared_replay.cql").write_text(script)
-    result = replay(script, now_us=docs.NOW_US, step_us=docs.STEP_US, workspace=test_workspace / "shared_replay")
+    result = replay(script, now_us=docs.NOW_US, step_us=docs.STEP_US, workspace=test_workspace / "shared_replay",
+                    enable_compact_storage=True, row_ttl_scan_period_s=corners.ROW_TTL_SCAN_PERIOD_S)
     assert result.dbt_succeeded, "dbt build failed in the shared replay (see target/pytest/shared_replay.cql)"
     return result, {plan.case["id"]: plan for plan in plans}

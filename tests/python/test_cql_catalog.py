@@ -14,7 +14,7 @@ LOG_CREATED_MS = 1_700_000_000_001     # statement 2's clock (the keyspace is st
 
 
 def run(cql: str):
-    return run_script(KEYSPACE + cql, now_us=1_700_000_000_000_000)
+    return run_script(KEYSPACE + cql, now_us=1_700_000_000_000_000, enable_compact_storage=True)
 
 
 def only_error(cql: str):

@@ -20,7 +20,7 @@ _SHOWN = ("atom_kind", "partition_key", "clustering_key", "column_name", "is_liv
 
 
 def run(cql: str, **clock):
-    return run_script(KEYSPACE + cql, now_us=NOW, step_us=STEP, **clock)
+    return run_script(KEYSPACE + cql, now_us=NOW, step_us=STEP, enable_compact_storage=True, **clock)
 
 
 def atoms(cql: str, *, with_timestamp: bool = False) -> list[tuple]:
@@ -330,10 +330,6 @@ def test_empty_partition_key_is_refused():
 @pytest.mark.parametrize("statement, construct", [
     ("CREATE TABLE ks.c (pk int PRIMARY KEY, n counter);\nUPDATE ks.c SET n = n + 1 WHERE pk = 0",
      "statement 3 (line 3): UPDATE ks.c SET n = n + 1 WHERE pk = 0: counter updates (n = n + 1) are not supported"),
-    ("CREATE TABLE ks.c (pk int PRIMARY KEY, v int); INSERT INTO ks.c (pk, v) VALUES (0, 1) IF NOT EXISTS",
-     "lightweight transactions (IF conditions) are not supported"),
-    ("CREATE TABLE ks.c (pk int PRIMARY KEY, v int); UPDATE ks.c SET v = 1 WHERE pk = 0 IF v = 2",
-     "lightweight transactions (IF conditions) are not supported"),
     ("CREATE TABLE ks.c (pk int PRIMARY KEY, v int); INSERT INTO ks.c JSON '{\"pk\": 0}'",
      "INSERT ... JSON is not supported"),
     ("CREATE TABLE ks.c (pk int PRIMARY KEY, v timeuuid); INSERT INTO ks.c (pk, v) VALUES (0, now())",

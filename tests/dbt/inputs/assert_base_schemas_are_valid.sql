@@ -74,6 +74,31 @@ version_keys as (
 
 ),
 
+declared_types as (
+
+    -- every CQL type the schemas declare, with where it is declared and the keyspace's user types
+    select
+        concat(
+            'cdc_input.base_columns: ', keyspace_name, '.', table_name, ' column ', {{ cdc_quoted('column_name') }},
+            ' version ', schema_version, ': cql_type'
+        ) as declaration,
+        cql_type,
+        user_types_json
+    from base_columns
+
+    union all
+
+    select
+        concat(
+            'cdc_input.base_types: ', keyspace_name, '.', type_name, ' field ', {{ cdc_quoted('field_name') }},
+            ': field_type'
+        ) as declaration,
+        field_type as cql_type,
+        user_types_json
+    from type_fields
+
+),
+
 column_kinds as (
 
     -- each version's kind of a column beside the kind of its first version
@@ -209,22 +234,13 @@ problems as (
     union all
 
     select concat(
-        'cdc_input.base_columns: ', keyspace_name, '.', table_name, ' column ', {{ cdc_quoted('column_name') }},
-        ' version ', schema_version, ': cql_type ', {{ cdc_quoted('cql_type') }}, ': ',
-        coalesce({{ cdc_udf('cdc_type_error') }}(cql_type, user_types_json), 'missing')
+        declared_types.declaration, ' ', {{ cdc_quoted('declared_types.cql_type') }}, ': ',
+        coalesce({{ cdc_udf('cdc_type_error') }}(declared_types.cql_type, declared_types.user_types_json), 'missing')
     ) as problem
-    from base_columns
-    where cql_type is null or {{ cdc_udf('cdc_type_error') }}(cql_type, user_types_json) is not null
-
-    union all
-
-    select concat(
-        'cdc_input.base_types: ', keyspace_name, '.', type_name, ' field ', {{ cdc_quoted('field_name') }},
-        ': field_type ', {{ cdc_quoted('field_type') }}, ': ',
-        coalesce({{ cdc_udf('cdc_type_error') }}(field_type, user_types_json), 'missing')
-    ) as problem
-    from type_fields
-    where field_type is null or {{ cdc_udf('cdc_type_error') }}(field_type, user_types_json) is not null
+    from declared_types
+    where
+        declared_types.cql_type is null
+        or {{ cdc_udf('cdc_type_error') }}(declared_types.cql_type, declared_types.user_types_json) is not null
 
     union all
 

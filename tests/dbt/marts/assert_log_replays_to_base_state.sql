@@ -70,6 +70,13 @@ mutation_facts as (
         on
             atoms.keyspace_name = replayable_tables.keyspace_name
             and atoms.table_name = replayable_tables.table_name
+    -- the log has no column for the hidden value column of a dense COMPACT STORAGE table
+    left anti join base_columns as unlogged_columns
+        on
+            atoms.keyspace_name = unlogged_columns.keyspace_name
+            and atoms.table_name = unlogged_columns.table_name
+            and atoms.column_name = unlogged_columns.column_name
+            and not unlogged_columns.is_logged
     where atoms.bound_side is null or atoms.bound_side = 'start'
 
 ),
@@ -94,7 +101,8 @@ log_cells as (
         on
             log.keyspace_name = replayable_tables.keyspace_name
             and log.table_name = replayable_tables.table_name
-    where log.`cdc$operation` between 1 and 8
+    -- the deltas, the per-row TTL expiration service's deletes (-3, -4) included
+    where abs(log.`cdc$operation`) between 1 and 8
 
 ),
 
@@ -124,7 +132,8 @@ log_rows as (
         log_cells_described.`cdc$stream_id`,
         log_cells_described.`cdc$time`,
         log_cells_described.`cdc$batch_seq_no`,
-        log_cells_described.`cdc$operation` as operation,
+        -- a replicator applies the service's deletes (-3, -4) as row and partition deletes
+        abs(log_cells_described.`cdc$operation`) as operation,
         log_cells_described.`cdc$ttl` as ttl,
         log_cells_described.ts,
         {{ cdc_json_object(
