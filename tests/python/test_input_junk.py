@@ -85,26 +85,31 @@ BAD_INPUTS = {
     "dead row marker": (dict(atom=MARKER, is_live=False), "is_live: a row marker must be live"),
     "set element with a value": (dict(atom=SET_ELEMENT, value="1"),
                                  "value: the elements of set column tags carry no value"),
-    "two coordinator clocks in one write": (dict(second_clock=NOW + 7),
+    "two coordinator clocks in one write": (dict(second=dict(coordinator_now_us=NOW + 7)),
                                             "write_id: the atoms of write"),
+    "two schema versions of a table in one write": (dict(second=dict(schema_version=1)),
+                                                    "schema_version: the atoms of write"),
+    "unknown origin": (dict(origin="batch job"), 'origin: unknown origin "batch job"'),
+    "an expiry that writes a cell": (dict(origin="ttl_expiry"),
+                                     "origin: the expiration service (ttl_expiry) writes row and partition tombstones"),
 }
 
 
 def bad_writes() -> tuple[list[Atom], dict[str, int | None]]:
-    """One write per class of BAD_INPUTS, each in a partition no good write touches."""
+    """One write per class of BAD_INPUTS, each in a partition no good write touches (clustered
+    rows keep theirs: their classes are rejected whatever the key). ``second`` adds a second
+    atom to the write, another column of the same row with those changes."""
     atoms, write_ids = [], {}
     for number, (name, (spoil, _)) in enumerate(sorted(BAD_INPUTS.items())):
         spoil = dict(spoil)
         template = spoil.pop("atom", CELL)
-        second_clock = spoil.pop("second_clock", None)
-        write_id = FIRST_BAD_WRITE + number
-        fresh_key = json.loads(template.partition_key)
-        fresh_key[next(iter(fresh_key))] = f"bad-{number}" if template is CELL else fresh_key[next(iter(fresh_key))]
-        atom = replace(template, write_id=write_id, partition_key=json.dumps(fresh_key))
-        atom = replace(atom, **spoil)
+        second = spoil.pop("second", None)
+        if template is CELL:
+            template = replace(template, partition_key=json.dumps({"sku": f"bad-{number}"}))
+        atom = replace(replace(template, write_id=FIRST_BAD_WRITE + number), **spoil)
         atoms.append(atom)
-        if second_clock is not None:
-            atoms.append(replace(atom, coordinator_now_us=second_clock, column_name="price_cents"))
+        if second is not None:
+            atoms.append(replace(atom, column_name="price_cents", **second))
         write_ids[name] = atom.write_id
     return atoms, write_ids
 
