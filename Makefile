@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: java browser setup demo test replay-example seeds databricks-udfs lint check docs docs-serve report bench clean
+.PHONY: java browser jars setup demo test replay-example seeds databricks-udfs lint check docs docs-serve report bench bench-pipeline clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,25 +20,29 @@ java:
 browser:
 	@scripts/system_packages.sh chromium
 
-setup: java $(STAMP)
+## Delta Lake's jars from Maven Central (jars/, the version of the delta-spark package); without them: Parquet.
+jars: $(STAMP)
+	@scripts/fetch_jars.sh $(BIN)/python
+
+setup: java $(STAMP) jars
 
 ## Build the example keyspace's CDC logs on embedded Spark and print a summary.
-demo: java $(STAMP)
+demo: java $(STAMP) jars
 	$(BIN)/cdclake build
 
 ## sqlfluff (sparksql dialect, .sqlfluff) over the models and macros; part of `make test`.
 lint: $(STAMP)
 	$(BIN)/sqlfluff lint models macros --processes 2
 ## Validate the last build's outputs with Great Expectations (Data Docs in target/gx/data_docs).
-check: java $(STAMP)
+check: java $(STAMP) jars
 	$(BIN)/cdclake check
 
 ## Run the whole test suite (math vectors, driver property tests, CQL front door, dbt pipeline, acceptance corpus).
-test: java browser $(STAMP) lint
+test: java browser $(STAMP) jars lint
 	$(BIN)/python -m pytest
 
 ## Replay the example CQL script and print its log as a cqlsh-like grid.
-replay-example: java $(STAMP)
+replay-example: java $(STAMP) jars
 	$(BIN)/cdclake replay examples/shop.cql --format table
 
 ## Regenerate the example seeds from examples/shop.cql.
@@ -50,20 +54,25 @@ databricks-udfs: $(STAMP)
 	$(BIN)/python -m cdclake.databricks_udfs
 
 ## Benchmarks: each prints its ratio against a baseline measured in the same run.
-bench: java $(STAMP)
+bench: java $(STAMP) jars
 	cd bench && ../$(BIN)/python bench_tokens.py 2>/dev/null
 	cd bench && ../$(BIN)/python bench_range_join.py 2>/dev/null
 	cd bench && ../$(BIN)/python bench_generation.py 2>/dev/null
 
+## End to end: WRITES synthetic writes (default 100000), a full build against a copy job of the same atoms.
+WRITES ?= 100000
+bench-pipeline: java $(STAMP) jars
+	cd bench && ../$(BIN)/python bench_pipeline.py $(WRITES) 2>/dev/null
+
 ## The lineage site: generate it from the last build, then serve it on http://127.0.0.1:8080.
-docs: java $(STAMP)
+docs: java $(STAMP) jars
 	$(BIN)/cdclake docs generate
 
 docs-serve: $(STAMP)
 	$(BIN)/cdclake docs serve --no-browser
 
 ## A static HTML page with pictures of the last build: target/report/index.html.
-report: java $(STAMP)
+report: java $(STAMP) jars
 	$(BIN)/cdclake report
 
 clean:

@@ -12,11 +12,22 @@ import sys
 import zipfile
 from pathlib import Path
 
+from cdclake.paths import PROJECT_DIR
 from cdclake.target_lock import hold
 
 log = logging.getLogger("cdclake")
 
 DELTA_EXTENSION_CLASS = "io/delta/sql/DeltaSparkSessionExtension.class"
+# Delta Lake sized for small local tables: its log replays in 50 tasks and it collects file
+# statistics on every write by default
+DELTA_LOCAL_CONF = {
+    "spark.databricks.delta.snapshotPartitions": os.environ.get("CDCLAKE_DELTA_SNAPSHOT_PARTITIONS", "2"),
+    "spark.databricks.delta.stats.collect": "false",
+    # the Hive metastore keeps no schema of a Delta table (Delta's log holds it): no copy to update
+    "spark.databricks.delta.catalog.update.enabled": "false",
+    "spark.databricks.delta.writeChecksumFile.enabled": "false",
+}
+JARS_DIR = PROJECT_DIR / "jars"      # filled by the set-up (scripts/fetch_jars.sh), not committed
 JAVA_INSTALL_HINT = "sudo apt-get install -y openjdk-17-jre-headless"
 
 
@@ -37,13 +48,19 @@ def require_java() -> None:
     )
 
 
+def extra_jars() -> list[Path]:
+    """The jars cdclake adds to Spark's classpath (``spark.jars``): those of the project's
+    ``jars/`` folder (Delta Lake's, which the set-up fetches from Maven Central) and those
+    ``CDCLAKE_SPARK_JARS`` lists (comma-separated paths)."""
+    jars = sorted(JARS_DIR.glob("*.jar"))
+    jars += [Path(p) for p in os.environ.get("CDCLAKE_SPARK_JARS", "").split(",") if p]
+    return [jar.resolve() for jar in jars]
+
+
 def _classpath_jars() -> list[Path]:
     import pyspark
 
-    jars = list((Path(pyspark.__file__).parent / "jars").glob("*.jar"))
-    extra = os.environ.get("CDCLAKE_SPARK_JARS", "")
-    jars += [Path(p) for p in extra.split(",") if p]
-    return jars
+    return list((Path(pyspark.__file__).parent / "jars").glob("*.jar")) + extra_jars()
 
 
 def delta_jar() -> Path | None:
@@ -76,7 +93,8 @@ def create_session(
 
     Holds ``warehouse_root`` for this process (target_lock.py): raises ``TargetInUseError`` when
     another process does. Sets ``CDCLAKE_TABLE_FORMAT`` (read by dbt_project.yml) to ``delta`` when Delta Lake's classes
-    are on the classpath, else ``parquet``, and says which in one log line.
+    are on the classpath, else ``parquet``, and says which in one log line; ``CDCLAKE_TABLE_FORMAT=parquet``
+    set beforehand keeps Parquet with the jars there.
     """
     require_java()
     from pyspark.sql import SparkSession
@@ -113,16 +131,26 @@ def create_session(
         builder = builder.config("spark.sql.hive.thriftServer.singleSession", "true")
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
-    jar = delta_jar()
+    jars = extra_jars()
+    if jars:
+        # spark.jars ships them to a cluster's executors; the driver's own classpath holds them too,
+        # since HiveThriftServer2's threads do not see classes spark.jars adds at run time
+        builder = builder.config("spark.jars", ",".join(str(jar) for jar in jars)).config(
+            "spark.driver.extraClassPath", os.pathsep.join(str(jar) for jar in jars))
+    jar = None if os.environ.get("CDCLAKE_TABLE_FORMAT") == "parquet" else delta_jar()
     if jar is not None:
         builder = builder.config(
             "spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension"
         ).config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        for key, value in DELTA_LOCAL_CONF.items():
+            builder = builder.config(key, value)
         os.environ["CDCLAKE_TABLE_FORMAT"] = "delta"
         log.info("table format: delta (Delta Lake classes found in %s)", jar.name)
     else:
+        reason = ("CDCLAKE_TABLE_FORMAT=parquet" if os.environ.get("CDCLAKE_TABLE_FORMAT") == "parquet"
+                  else "no Delta Lake classes on the Spark classpath: run make setup")
         os.environ["CDCLAKE_TABLE_FORMAT"] = "parquet"
-        log.info("table format: parquet (no Delta Lake classes on the Spark classpath)")
+        log.info("table format: parquet (%s)", reason)
 
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -27,9 +27,12 @@ KILL_POINTS = [("int_mutation_atoms_validated", Path("cdc_intermediate.db") / "i
 RUN_TIMEOUT_S = 900
 
 
-def start_build(target: Path, log: Path) -> subprocess.Popen:
+def start_build(target: Path, log: Path, **extra_env: str) -> subprocess.Popen:
+    """`cdclake build` of the example in a subprocess with its own target folder (and the table
+    format the subprocess detects, unless ``extra_env`` sets ``CDCLAKE_TABLE_FORMAT``)."""
     env = {k: v for k, v in os.environ.items() if k not in ("CDCLAKE_TARGET", "CDCLAKE_TABLE_FORMAT")}
     env.update(CDCLAKE_TARGET_DIR=str(target), CDCLAKE_DRIVER_MEMORY="1g", DBT_LOG_PATH=str(target / "logs"))
+    env.update(extra_env)
     return subprocess.Popen([sys.executable, "-m", "cdclake.cli", "build"], cwd=PROJECT_DIR, env=env,
                             stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
 

@@ -19,6 +19,7 @@ def test_delta_is_detected_only_from_a_jar_that_holds_its_extension(tmp_path, mo
     fake = tmp_path / "delta-spark_2.12-3.2.0.jar"
     with zipfile.ZipFile(fake, "w") as jar:
         jar.writestr("io/delta/other/Thing.class", b"")
+    monkeypatch.setattr(spark_module, "JARS_DIR", tmp_path / "no-jars")
     monkeypatch.setenv("CDCLAKE_SPARK_JARS", str(fake))
     assert spark_module.delta_jar() is None
     with zipfile.ZipFile(fake, "w") as jar:

@@ -1,0 +1,171 @@
+"""End to end: a synthetic workload of N writes through the input contract, one full `dbt build`
+of the pipeline, against a Spark job that reads the same atoms and writes them back (the copy
+job), measured in the same session and table format.
+
+The workload (bench.workload_sql): 80% of the writes go to a clustered table with a set column,
+20% to a single-row table with pre- and post-images; about 10 writes per partition; INSERTs (some
+with a TTL that expires during the workload), UPDATEs, cell, row, range and partition deletes,
+collection overwrites; one write in 1,000 is invalid (a text value in an int column).
+
+    python bench_pipeline.py [WRITES]        (default 100000; or BENCH_WRITES)
+
+Prints the seconds of the copy job and of the build, their ratio, the audit's counts and the
+slowest models from dbt's run_results.json.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from _common import BENCH_DIR, report, timed
+
+WRITES = int(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BENCH_WRITES", 100_000))
+START_US = 1_700_000_000_000_000      # first write; the schema is created a second before
+STEP_US = 100                         # between two writes: 1M writes span 100 s
+SHORT_TTL_S = 30                      # expires inside a 1M-write workload
+INVALID_EVERY = 1000                  # one write in INVALID_EVERY is invalid
+
+SCHEMA_CQL = """
+CREATE KEYSPACE bench WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};
+CREATE TABLE bench.readings (sensor_id bigint, at int, value int, note text, labels set<text>,
+    PRIMARY KEY (sensor_id, at)) WITH cdc = {'enabled': true};
+CREATE TABLE bench.accounts (account_id bigint PRIMARY KEY, balance bigint, owner text)
+    WITH cdc = {'enabled': true, 'preimage': true, 'postimage': true};
+"""
+
+
+def atom(kind: str, *, ck: str = "null", column: str = "null", live: str = "null", value: str = "null",
+         ttl: str = "null", range_start: str = "null", range_end: str = "null", element: str = "null") -> str:
+    """One base_mutations atom of write ``i`` as a SQL struct (the same field types everywhere)."""
+    return f"""named_struct(
+        'atom_kind', '{kind}', 'clustering_key', cast({ck} as string), 'column_name', cast({column} as string),
+        'is_live', cast({live} as boolean), 'value', cast({value} as string), 'ttl_seconds', cast({ttl} as int),
+        'range_start', cast({range_start} as string),
+        'range_start_inclusive', if({range_start} is null, cast(null as boolean), true),
+        'range_end', cast({range_end} as string),
+        'range_end_inclusive', if({range_end} is null, cast(null as boolean), false),
+        'element_key', cast({element} as string), 'write_shift', if('{kind}' = 'collection_tombstone', -1, 0))"""
+
+
+def workload_sql(writes: int) -> str:
+    """The atoms of ``writes`` writes, in the columns of cdc_input.base_mutations."""
+    ck = "concat('{\"at\":', i % 4, '}')"
+    value = f"if(i % {INVALID_EVERY} = {INVALID_EVERY - 1}, '\"x\"', cast(i % 1000 as string))"  # text in an int: invalid
+    ttl = f"if(r < 2, {SHORT_TTL_S}, null)"
+    label = "concat('\"l', i % 3, '\"')"
+    note = "concat('\"n', i, '\"')"
+    owner = "concat('\"o', i, '\"')"
+    first_rows = ("'{\"at\":0}'", "'{\"at\":2}'")
+    readings = f"""case
+        when r < 8 then array({atom('row_marker', ck=ck, live='true', ttl=ttl)},
+                              {atom('cell', ck=ck, column="'value'", live='true', value=value, ttl=ttl)},
+                              {atom('cell', ck=ck, column="'note'", live='true', value=note, ttl=ttl)},
+                              {atom('cell', ck=ck, column="'labels'", live='true', element=label, ttl=ttl)})
+        when r < 13 then array({atom('cell', ck=ck, column="'value'", live='true', value=value)})
+        when r < 16 then array({atom('cell', ck=ck, column="'note'", live='false')})
+        when r < 18 then array({atom('row_tombstone', ck=ck)})
+        when r < 19 then array({atom('range_tombstone', range_start=first_rows[0], range_end=first_rows[1])})
+        else array({atom('collection_tombstone', ck=ck, column="'labels'")},
+                   {atom('cell', ck=ck, column="'labels'", live='true', element=label)})
+        end"""
+    balance = "cast(i % 100000 as string)"
+    accounts = f"""case
+        when r < 10 then array({atom('row_marker', live='true')},
+                               {atom('cell', column="'balance'", live='true', value=balance)},
+                               {atom('cell', column="'owner'", live='true', value=owner)})
+        when r < 17 then array({atom('cell', column="'balance'", live='true', value=balance)})
+        when r < 19 then array({atom('cell', column="'owner'", live='false')})
+        else array({atom('partition_tombstone')})
+        end"""
+    return f"""
+        with writes as (
+            select id as i, pmod(hash(id), 20) as r, id % 5 = 0 as to_accounts, {START_US} + id * {STEP_US} as ts
+            from range({writes})
+        ),
+        atoms as (
+            select i, ts, to_accounts,
+                   explode(if(to_accounts, {accounts}, {readings})) as a
+            from writes
+        )
+        select i + 1 as write_id, ts as coordinator_now_us, 'bench' as keyspace_name,
+               if(to_accounts, 'accounts', 'readings') as table_name,
+               if(to_accounts, concat('{{"account_id":', i div 50, '}}'), concat('{{"sensor_id":', i div 10, '}}'))
+                   as partition_key,
+               a.atom_kind, ts + a.write_shift as write_timestamp, a.clustering_key, a.column_name, a.is_live,
+               a.value, a.ttl_seconds, a.range_start, a.range_start_inclusive, a.range_end,
+               a.range_end_inclusive, a.element_key, 0 as schema_version, cast(null as string) as origin
+        from atoms"""
+
+
+def load_inputs(spark, table_format: str) -> tuple[object, int]:
+    """Schema tables and log models from SCHEMA_CQL (the front door), the generation, the atoms;
+    returns the scratch dbt project and the number of atoms."""
+    from cdclake import generation_tables, inputs, log_models
+    from cdclake.cql.interpreter import run_script
+    from cdclake.mutations import ATOM_SPARK_SCHEMA
+    from cdclake.replay import default_generations, prepare_scratch_project
+
+    schema = run_script(SCHEMA_CQL, now_us=START_US - 1_000_000)
+    assert not schema.errors, schema.errors
+    project = prepare_scratch_project(BENCH_DIR / "pipeline")
+    log_models.write_log_models(project, schema.tables, columns=schema.columns, types=schema.types)
+    inputs.write_inputs(spark, atoms=[], tables=schema.tables, columns=schema.columns, types=schema.types,
+                        table_format=table_format)
+    generation_tables.load(spark, default_generations(START_US), table_format)
+    typed = [f"cast({name} as {spark_type}) as {name}"
+             for name, spark_type in (field.split() for field in ATOM_SPARK_SCHEMA.split(", "))]
+    atoms = spark.sql(workload_sql(WRITES)).selectExpr(*typed)
+    atoms.write.mode("overwrite").format(table_format).saveAsTable("cdc_input.base_mutations")
+    return project, spark.table("cdc_input.base_mutations").count()
+
+
+def copy_job(spark, table_format: str) -> None:
+    """The baseline: read the atoms and write them back as another table."""
+    spark.sql("create database if not exists bench_copy")
+    spark.table("cdc_input.base_mutations").write.mode("overwrite").format(table_format) \
+        .saveAsTable("bench_copy.base_mutations")
+
+
+def slowest_nodes(project, count: int = 8) -> list[tuple[str, float]]:
+    results = json.loads((project / "target" / "run_results.json").read_text())["results"]
+    timings = sorted(((r["unique_id"].split(".", 2)[-1], r["execution_time"]) for r in results),
+                     key=lambda item: -item[1])
+    return timings[:count]
+
+
+def main() -> None:
+    from cdclake import dbt
+    from cdclake.spark import create_session
+
+    spark = create_session(BENCH_DIR / "pipeline" / "warehouse", app_name="cdclake-bench-pipeline")
+    table_format = os.environ["CDCLAKE_TABLE_FORMAT"]
+    seconds: dict[str, float] = {}
+    with timed(seconds, "load"):
+        project, atom_count = load_inputs(spark, table_format)
+    with timed(seconds, "copy"):
+        copy_job(spark, table_format)
+    started = time.perf_counter()
+    run = dbt.invoke_result(["build", "--exclude", "resource_type:seed", "--log-level", "warn"],
+                            project_dir=project)
+    seconds["build"] = time.perf_counter() - started
+    if not run.success:
+        sys.exit(f"the build failed: see {project / 'logs' / 'dbt.log'}")
+    audit = spark.table("cdc_lake.cdc_write_audit").first().asDict()
+    if audit["input_writes"] != WRITES:
+        sys.exit(f"the audit counts {audit['input_writes']} writes, not {WRITES}")
+    lines = [
+        f"{WRITES:,} writes, {atom_count:,} atoms, {table_format} tables, "
+        f"{spark.sparkContext.defaultParallelism} cores",
+        f"copy job (read and rewrite the atoms): {seconds['copy']:.1f} s",
+        f"full build (dbt build, tests included): {seconds['build']:.1f} s = "
+        f"{seconds['build'] / seconds['copy']:.1f}x the copy job",
+        "audit: " + ", ".join(f"{k} {v:,}" for k, v in audit.items() if isinstance(v, int)),
+        "slowest nodes: " + ", ".join(f"{name} {t:.1f} s" for name, t in slowest_nodes(project)),
+    ]
+    report("end-to-end pipeline", lines)
+
+
+if __name__ == "__main__":
+    main()
