@@ -137,29 +137,41 @@ def create_session(
         # since HiveThriftServer2's threads do not see classes spark.jars adds at run time
         builder = builder.config("spark.jars", ",".join(str(jar) for jar in jars)).config(
             "spark.driver.extraClassPath", os.pathsep.join(str(jar) for jar in jars))
-    jar = None if os.environ.get("CDCLAKE_TABLE_FORMAT") == "parquet" else delta_jar()
-    if jar is not None:
+    jar = delta_jar()
+    if jar is not None:  # also under CDCLAKE_TABLE_FORMAT=parquet: the Delta tables of earlier builds stay readable
         builder = builder.config(
             "spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension"
         ).config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
         for key, value in DELTA_LOCAL_CONF.items():
             builder = builder.config(key, value)
+    if os.environ.get("CDCLAKE_TABLE_FORMAT") == "parquet":
+        log.info("table format: parquet (CDCLAKE_TABLE_FORMAT=parquet)")
+    elif jar is not None:
         os.environ["CDCLAKE_TABLE_FORMAT"] = "delta"
         log.info("table format: delta (Delta Lake classes found in %s)", jar.name)
     else:
-        reason = ("CDCLAKE_TABLE_FORMAT=parquet" if os.environ.get("CDCLAKE_TABLE_FORMAT") == "parquet"
-                  else "no Delta Lake classes on the Spark classpath: run make setup")
         os.environ["CDCLAKE_TABLE_FORMAT"] = "parquet"
-        log.info("table format: parquet (%s)", reason)
+        log.info("table format: parquet (no Delta Lake classes on the Spark classpath: run make setup)")
 
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    silence_hive_alter_errors(spark)
     remove_unfinished_table_folders(spark, warehouse_root / "spark-warehouse")
 
     from python_udfs.registry import register_session_udfs
 
     register_session_udfs(spark)
     return spark
+
+
+def silence_hive_alter_errors(spark) -> None:
+    """Replacing a Delta table alters its metastore entry: Spark first tries a Hive-compatible
+    schema, which the metastore refuses (its HiveAlterHandler logs "ERROR ... Failed to alter
+    table"), then stores the schema in Spark's own format, and the replace succeeds
+    (HiveExternalCatalog.alterTableDataSchema). The refusal is not an error of the build."""
+    jvm = spark._jvm
+    jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(
+        "org.apache.hadoop.hive.metastore.HiveAlterHandler", jvm.org.apache.logging.log4j.Level.OFF)
 
 
 def remove_unfinished_table_folders(spark, warehouse: Path) -> list[Path]:

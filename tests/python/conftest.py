@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 from pathlib import Path
@@ -47,8 +48,17 @@ def test_workspace() -> Path:
 
 @pytest.fixture(scope="session")
 def spark(test_workspace):
-    """The embedded session exactly as `cdclake` creates it (Hive metastore, UDFs registered)."""
+    """The embedded session exactly as `cdclake` creates it (Hive metastore, UDFs registered),
+    on Parquet unless ``CDCLAKE_TEST_TABLE_FORMAT=delta``: the in-process builds and replays test
+    semantics, which are the same SQL on either format, and Parquet's tables cost less fixed time.
+    The default format, Delta, is built by the subprocesses of test_killed_builds and test_serve,
+    and compared there with this session's build row for row."""
     from cdclake.spark import create_session
+
+    if os.environ.get("CDCLAKE_TEST_TABLE_FORMAT", "parquet") == "parquet":
+        os.environ["CDCLAKE_TABLE_FORMAT"] = "parquet"
+    else:
+        os.environ.pop("CDCLAKE_TABLE_FORMAT", None)
 
     session = create_session(test_workspace / "warehouse", app_name="cdclake-tests", shuffle_partitions=2)
     yield session

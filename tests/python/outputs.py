@@ -42,9 +42,17 @@ def snapshot(spark) -> dict[str, list[str]]:
     return {table: rows_of(spark.table(table)) for table in output_tables(spark)}
 
 
-def snapshot_files(spark, warehouse: Path, tables: list[str], table_format: str = "parquet") -> dict[str, list[str]]:
-    """The same tables read from another warehouse's folder (another process's metastore)."""
-    def location(table: str) -> Path:
-        schema, name = table.split(".")
-        return warehouse / "spark-warehouse" / f"{schema}.db" / name
-    return {table: rows_of(spark.read.format(table_format).load(str(location(table)))) for table in tables}
+def snapshot_files(spark, warehouse: Path, tables: list[str]) -> dict[str, list[str]]:
+    """The same tables read from another warehouse's folder (another process's metastore), each
+    in its own format (Delta where the folder has a Delta log)."""
+    return {table: rows_of(spark.read.format(table_format(warehouse, table)).load(str(location(warehouse, table))))
+            for table in tables}
+
+
+def location(warehouse: Path, table: str) -> Path:
+    schema, name = table.split(".")
+    return warehouse / "spark-warehouse" / f"{schema}.db" / name
+
+
+def table_format(warehouse: Path, table: str) -> str:
+    return "delta" if (location(warehouse, table) / "_delta_log").is_dir() else "parquet"

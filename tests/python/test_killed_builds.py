@@ -5,7 +5,8 @@ uninterrupted build; and two builds of the same inputs give the same outputs byt
 Derby metastore). The first run is killed while it writes the first table of the pipeline (its
 files half written, the table not yet in the metastore); the second runs to the end. Its output tables, read from its
 folder, must equal those of the example build this test session made in-process
-(conftest.example_outputs): every row, stream IDs and timeuuids included.
+(conftest.example_outputs): every row, stream IDs and timeuuids included. The subprocesses build
+on the default set-up's Delta tables, the session on Parquet: the two formats give the same rows.
 """
 from __future__ import annotations
 
@@ -20,19 +21,19 @@ from pathlib import Path
 import pytest
 
 from cdclake.paths import PROJECT_DIR
-from outputs import snapshot_files
+from cdclake.spark import delta_jar
+from outputs import snapshot_files, table_format
 
 # the model a run is killed in, and the folder whose appearance means its files are being written
 KILL_POINTS = [("int_mutation_atoms_validated", Path("cdc_intermediate.db") / "int_mutation_atoms_validated")]
 RUN_TIMEOUT_S = 900
 
 
-def start_build(target: Path, log: Path, **extra_env: str) -> subprocess.Popen:
-    """`cdclake build` of the example in a subprocess with its own target folder (and the table
-    format the subprocess detects, unless ``extra_env`` sets ``CDCLAKE_TABLE_FORMAT``)."""
+def start_build(target: Path, log: Path) -> subprocess.Popen:
+    """`cdclake build` of the example in a subprocess with its own target folder, on the table
+    format it detects, as a user's build (Delta with the jars the set-up fetched)."""
     env = {k: v for k, v in os.environ.items() if k not in ("CDCLAKE_TARGET", "CDCLAKE_TABLE_FORMAT")}
     env.update(CDCLAKE_TARGET_DIR=str(target), CDCLAKE_DRIVER_MEMORY="1g", DBT_LOG_PATH=str(target / "logs"))
-    env.update(extra_env)
     return subprocess.Popen([sys.executable, "-m", "cdclake.cli", "build"], cwd=PROJECT_DIR, env=env,
                             stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
 
@@ -71,8 +72,7 @@ def rebuilt_after_kills(test_workspace, example_outputs) -> Path:
 
 def test_a_build_after_killed_ones_equals_an_uninterrupted_build_byte_for_byte(
         spark, rebuilt_after_kills, example_outputs):
-    table_format = os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
-    rebuilt = snapshot_files(spark, rebuilt_after_kills, sorted(example_outputs), table_format)
+    rebuilt = snapshot_files(spark, rebuilt_after_kills, sorted(example_outputs))
     assert set(rebuilt) == set(example_outputs)
     differing = [table for table in example_outputs if rebuilt[table] != example_outputs[table]]
     assert not differing, f"tables that differ from the uninterrupted build: {differing}"
@@ -82,3 +82,16 @@ def test_a_build_after_killed_ones_equals_an_uninterrupted_build_byte_for_byte(
 def test_the_rerun_removed_what_the_killed_runs_left(rebuilt_after_kills):
     log = (rebuilt_after_kills.parent / "final.log").read_text()
     assert "the folder of a table an interrupted run did not finish" in log
+
+
+def test_the_subprocess_builds_delta_and_equals_the_session_build_on_another_format(
+        rebuilt_after_kills, example_outputs):
+    """The default set-up builds Delta tables; the session here builds Parquet (conftest), so
+    the comparison above is also Delta against Parquet, row for row."""
+    assert delta_jar() is not None, "no Delta Lake jar in jars/: run make jars"
+    log = (rebuilt_after_kills.parent / "final.log").read_text()
+    assert "table format: delta" in log
+    assert "HiveAlterHandler" not in log, "replacing Delta tables printed the metastore's refusals"
+    formats = {table: table_format(rebuilt_after_kills, table) for table in example_outputs}
+    assert set(formats.values()) == {"delta"}, formats
+    assert os.environ["CDCLAKE_TABLE_FORMAT"] == os.environ.get("CDCLAKE_TEST_TABLE_FORMAT", "parquet")
