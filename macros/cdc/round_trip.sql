@@ -1,13 +1,10 @@
 {#- Helpers of the log round-trip test (tests/dbt/marts/assert_log_replays_to_base_state.sql). -#}
 
 {% macro cdc_json_object(members) -%}
-    {#- A map<string, string> of raw JSON members as one JSON object, members in name order.
-        Names are column names, quoted here with `"` and `\` escaped: to_json inside this lambda
-        failed on a million-write build with Jackson's "Current context not Array but Array"
-        (its generator's state corrupted; Spark 3.5.9). -#}
+    {#- A map<string, string> of raw JSON members as one JSON object, members in name order. -#}
     concat('{', array_join(transform(
         array_sort(map_entries({{ members }})),
-        e -> concat('"', regexp_replace(e.key, '(["\\\\])', '\\\\$1'), '":', e.value)
+        e -> concat({{ cdc_json_name('e.key') }}, ':', e.value)
     ), ','), '}')
 {%- endmacro %}
 
