@@ -31,35 +31,45 @@ from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_
 
 
 @dataclass(frozen=True)
-class StatementError:
-    """A statement ScyllaDB rejects: its 0-based ``index`` over the script's statements (the
-    clock's ``k``), first ``line``, source text, ScyllaDB's ``message`` and CQL error ``code``.
-    ``str()`` names it for people as ``statement <index + 1> (line <line>): <text>: <message>``."""
+class StatementOutcome:
+    """What one statement of a script gave: its 0-based ``index`` over the script's statements
+    (the clock's ``k``), first ``line`` and source text."""
 
     index: int
     line: int
     statement: str
+
+    @property
+    def label(self) -> str:
+        """``statement <index + 1> (line <line>): <text, cut at 60 characters>``, for people."""
+        flat = " ".join(self.statement.split())
+        short = flat if len(flat) <= 60 else flat[:57] + "..."
+        return f"statement {self.index + 1} (line {self.line}): {short}"
+
+
+@dataclass(frozen=True)
+class StatementError(StatementOutcome):
+    """A statement ScyllaDB rejects, with ScyllaDB's ``message`` and CQL error ``code``.
+    ``str()`` names it for people as ``statement <index + 1> (line <line>): <text>: <message>``."""
+
     message: str
     code: str
 
     def __str__(self) -> str:
-        return f"{_statement_label(self.index, self.line, self.statement)}: {self.message}"
+        return f"{self.label}: {self.message}"
 
 
 @dataclass(frozen=True)
-class ConditionalResult:
-    """What a client gets for a lightweight transaction (statement ``index``, first ``line``):
-    ``[applied]`` and, per statement of it, the old values of ``columns`` (JSON model)."""
+class ConditionalResult(StatementOutcome):
+    """What a client gets for a lightweight transaction: ``[applied]`` and, per statement of
+    it, the old values of ``columns`` (JSON model)."""
 
-    index: int
-    line: int
-    statement: str
     applied: bool
     columns: tuple[str, ...]
     rows: tuple[tuple, ...]
 
     def __str__(self) -> str:
-        lines = [f"{_statement_label(self.index, self.line, self.statement)}: [applied] = {self.applied}"]
+        lines = [f"{self.label}: [applied] = {self.applied}"]
         for row in self.rows:
             lines.append("  " + ", ".join(f"{c} = {'null' if v is None else to_json(v)}"
                                           for c, v in zip(self.columns, row)))
@@ -67,16 +77,13 @@ class ConditionalResult:
 
 
 @dataclass(frozen=True)
-class Description:
+class Description(StatementOutcome):
     """The output of a ``DESCRIBE TABLE`` statement (describe.py)."""
 
-    index: int
-    line: int
-    statement: str
     create_statement: str
 
     def __str__(self) -> str:
-        return f"{_statement_label(self.index, self.line, self.statement)}:\n{self.create_statement}"
+        return f"{self.label}:\n{self.create_statement}"
 
 
 @dataclass
@@ -99,12 +106,6 @@ class ScriptResult:
     def final_columns(self) -> list[BaseColumn]:
         versions = {(t.keyspace_name, t.table_name): t.schema_version for t in self.final_tables()}
         return [c for c in self.columns if versions.get((c.keyspace_name, c.table_name)) == c.schema_version]
-
-
-def _statement_label(index: int, line: int, text: str) -> str:
-    flat = " ".join(text.split())
-    short = flat if len(flat) <= 60 else flat[:57] + "..."
-    return f"statement {index + 1} (line {line}): {short}"
 
 
 def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0,
@@ -137,7 +138,7 @@ def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0,
             result.errors.append(StatementError(index, statement.pos.line, statement.text, error.message, error.code))
             continue
         except CqlUnsupportedError as error:
-            label = _statement_label(index, statement.pos.line, statement.text)
+            label = StatementOutcome(index, statement.pos.line, statement.text).label
             raise CqlUnsupportedError(f"{label}: {error}") from None
         result.atoms.extend(atoms)
         result.statements_run += 1

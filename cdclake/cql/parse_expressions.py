@@ -128,16 +128,22 @@ def _negative_constant(stream: TokenStream) -> ast.Constant:
     raise stream.error_at(minus, "expected a value but found '-'")
 
 
-def _list_literal(stream: TokenStream) -> ast.ListLiteral:
-    pos = stream.pos()
-    stream.expect_punct("[")
+def _terms_between(stream: TokenStream, opening: str, closing: str) -> tuple[ast.Term, ...]:
+    """``opening term, ... closing``, possibly empty: a list literal's items, a function's
+    arguments, the values after IN."""
+    stream.expect_punct(opening)
     items = []
-    if not stream.at_punct("]"):
+    if not stream.at_punct(closing):
         items.append(term(stream))
         while stream.accept_punct(","):
             items.append(term(stream))
-    stream.expect_punct("]")
-    return ast.ListLiteral(tuple(items), pos)
+    stream.expect_punct(closing)
+    return tuple(items)
+
+
+def _list_literal(stream: TokenStream) -> ast.ListLiteral:
+    pos = stream.pos()
+    return ast.ListLiteral(_terms_between(stream, "[", "]"), pos)
 
 
 def tuple_literal(stream: TokenStream) -> ast.TupleLiteral:
@@ -193,14 +199,7 @@ def _brace_literal(stream: TokenStream) -> ast.Term:
 def _function_call(stream: TokenStream) -> ast.FunctionCall:
     pos = stream.pos()
     name = stream.advance().text.lower()
-    stream.expect_punct("(")
-    args = []
-    if not stream.at_punct(")"):
-        args.append(term(stream))
-        while stream.accept_punct(","):
-            args.append(term(stream))
-    stream.expect_punct(")")
-    return ast.FunctionCall(name, tuple(args), pos)
+    return ast.FunctionCall(name, _terms_between(stream, "(", ")"), pos)
 
 
 # ------------------------------------------------------------------------------ WHERE clause
@@ -238,7 +237,8 @@ def relation(stream: TokenStream) -> ast.AnyRelation:
         return ast.MultiColumnRelation(columns, operator, value, pos, stream.source_between(first, stream.previous))
     column = stream.identifier("column name")
     if stream.accept_word("in"):
-        return ast.Relation(column, "IN", _in_values(stream), pos, stream.source_between(first, stream.previous))
+        values = _terms_between(stream, "(", ")")
+        return ast.Relation(column, "IN", values, pos, stream.source_between(first, stream.previous))
     if stream.accept_word("contains"):
         operator = "CONTAINS KEY" if stream.accept_word("key") else "CONTAINS"
     elif stream.accept_word("like"):
@@ -250,18 +250,6 @@ def relation(stream: TokenStream) -> ast.AnyRelation:
         operator = _relation_operator(stream)
     value = term(stream)
     return ast.Relation(column, operator, value, pos, stream.source_between(first, stream.previous))
-
-
-def _in_values(stream: TokenStream) -> tuple[ast.Term, ...]:
-    """``(term, ...)`` after IN (possibly empty)."""
-    stream.expect_punct("(")
-    values = []
-    if not stream.at_punct(")"):
-        values.append(term(stream))
-        while stream.accept_punct(","):
-            values.append(term(stream))
-    stream.expect_punct(")")
-    return tuple(values)
 
 
 def _column_tuple(stream: TokenStream) -> tuple[str, ...]:
@@ -371,7 +359,7 @@ def _condition(stream: TokenStream) -> ast.Condition:
         operator = "LIKE"
     else:
         operator = _relation_operator(stream)
-    value = _in_values(stream) if operator in ("IN", "NOT IN") else term(stream)
+    value = _terms_between(stream, "(", ")") if operator in ("IN", "NOT IN") else term(stream)
     return ast.Condition(column, operator, value, pos, stream.source_between(first, stream.previous),
                          element, field_name)
 
