@@ -1,6 +1,7 @@
 """End to end: a synthetic workload of N writes through the input contract, one full `dbt build`
 of the pipeline, against a Spark job that reads the same atoms and writes them back (the copy
-job), measured in the same session and table format.
+job), measured in the same session and table format; then N/100 more writes appended and an
+incremental build of them.
 
 The workload (bench.workload_sql): 80% of the writes go to a clustered table with a set column,
 20% to a single-row table with pre- and post-images; about 10 writes per partition; INSERTs (some
@@ -9,7 +10,9 @@ collection overwrites; one write in 1,000 is invalid (a text value in an int col
 
     python bench_pipeline.py [WRITES]        (default 100000; or BENCH_WRITES)
 
-Prints the seconds of the copy job and of the build, their ratio, the audit's counts and the
+BENCH_EXCLUDE (dbt node selectors, space-separated) leaves nodes out of both builds.
+
+Prints the seconds of the copy job and of the builds, their ratios, the audit's counts and the
 slowest models from dbt's run_results.json.
 """
 from __future__ import annotations
@@ -49,8 +52,8 @@ def atom(kind: str, *, ck: str = "null", column: str = "null", live: str = "null
         'element_key', cast({element} as string), 'write_shift', if('{kind}' = 'collection_tombstone', -1, 0))"""
 
 
-def workload_sql(writes: int) -> str:
-    """The atoms of ``writes`` writes, in the columns of cdc_input.base_mutations."""
+def workload_sql(writes: int, first: int = 0) -> str:
+    """The atoms of ``writes`` writes from the ``first``-th on, in the columns of cdc_input.base_mutations."""
     ck = "concat('{\"at\":', i % 4, '}')"
     value = f"if(i % {INVALID_EVERY} = {INVALID_EVERY - 1}, '\"x\"', cast(i % 1000 as string))"  # text in an int: invalid
     ttl = f"if(r < 2, {SHORT_TTL_S}, null)"
@@ -82,7 +85,7 @@ def workload_sql(writes: int) -> str:
     return f"""
         with writes as (
             select id as i, pmod(hash(id), 20) as r, id % 5 = 0 as to_accounts, {START_US} + id * {STEP_US} as ts
-            from range({writes})
+            from range({first}, {first + writes})
         ),
         atoms as (
             select i, ts, to_accounts,
@@ -104,7 +107,6 @@ def load_inputs(spark, table_format: str) -> tuple[object, int]:
     returns the scratch dbt project and the number of atoms."""
     from cdclake import generation_tables, inputs, log_models
     from cdclake.cql.interpreter import run_script
-    from cdclake.mutations import ATOM_SPARK_SCHEMA
     from cdclake.replay import default_generations, prepare_scratch_project
 
     schema = run_script(SCHEMA_CQL, now_us=START_US - 1_000_000)
@@ -114,11 +116,17 @@ def load_inputs(spark, table_format: str) -> tuple[object, int]:
     inputs.write_inputs(spark, atoms=[], tables=schema.tables, columns=schema.columns, types=schema.types,
                         table_format=table_format)
     generation_tables.load(spark, default_generations(START_US), table_format)
+    workload_atoms(spark, WRITES).write.mode("overwrite").format(table_format) \
+        .saveAsTable("cdc_input.base_mutations")
+    return project, spark.table("cdc_input.base_mutations").count()
+
+
+def workload_atoms(spark, writes: int, first: int = 0):
+    from cdclake.mutations import ATOM_SPARK_SCHEMA
+
     typed = [f"cast({name} as {spark_type}) as {name}"
              for name, spark_type in (field.split() for field in ATOM_SPARK_SCHEMA.split(", "))]
-    atoms = spark.sql(workload_sql(WRITES)).selectExpr(*typed)
-    atoms.write.mode("overwrite").format(table_format).saveAsTable("cdc_input.base_mutations")
-    return project, spark.table("cdc_input.base_mutations").count()
+    return spark.sql(workload_sql(writes, first)).selectExpr(*typed)
 
 
 def copy_job(spark, table_format: str) -> None:
@@ -135,8 +143,18 @@ def slowest_nodes(project, count: int = 8) -> list[tuple[str, float]]:
     return timings[:count]
 
 
-def main() -> None:
+def build(project, seconds: dict, name: str, *extra: str) -> None:
     from cdclake import dbt
+
+    with timed(seconds, name):
+        excluded = ["resource_type:seed", *os.environ.get("BENCH_EXCLUDE", "").split()]
+        run = dbt.invoke_result(["build", "--exclude", *excluded, "--log-level", "warn", *extra],
+                                project_dir=project)
+    if not run.success:
+        sys.exit(f"the {name} build failed: see {project / 'logs' / 'dbt.log'}")
+
+
+def main() -> None:
     from cdclake.spark import create_session
 
     spark = create_session(BENCH_DIR / "pipeline" / "warehouse", app_name="cdclake-bench-pipeline")
@@ -146,23 +164,31 @@ def main() -> None:
         project, atom_count = load_inputs(spark, table_format)
     with timed(seconds, "copy"):
         copy_job(spark, table_format)
-    started = time.perf_counter()
-    run = dbt.invoke_result(["build", "--exclude", "resource_type:seed", "--log-level", "warn"],
-                            project_dir=project)
-    seconds["build"] = time.perf_counter() - started
-    if not run.success:
-        sys.exit(f"the build failed: see {project / 'logs' / 'dbt.log'}")
-    audit = spark.table("cdc_lake.cdc_write_audit").first().asDict()
-    if audit["input_writes"] != WRITES:
-        sys.exit(f"the audit counts {audit['input_writes']} writes, not {WRITES}")
+    build(project, seconds, "full", "--full-refresh")
+    full_nodes = slowest_nodes(project)
+    increment = max(1, WRITES // 100)
+    workload_atoms(spark, increment, first=WRITES).write.mode("append").format(table_format) \
+        .saveAsTable("cdc_input.base_mutations")
+    build(project, seconds, "incremental")
+    audits = [r.asDict() for r in spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()]
+    if [a["input_writes"] for a in audits] != [WRITES, increment]:
+        sys.exit(f"the audit counts {[a['input_writes'] for a in audits]} writes, not {[WRITES, increment]}")
     lines = [
         f"{WRITES:,} writes, {atom_count:,} atoms, {table_format} tables, "
-        f"{spark.sparkContext.defaultParallelism} cores",
+        f"{spark.sparkContext.defaultParallelism} cores"
+        + (f", excluded: {os.environ['BENCH_EXCLUDE']}" if os.environ.get("BENCH_EXCLUDE") else ""),
         f"copy job (read and rewrite the atoms): {seconds['copy']:.1f} s",
-        f"full build (dbt build, tests included): {seconds['build']:.1f} s = "
-        f"{seconds['build'] / seconds['copy']:.1f}x the copy job",
-        "audit: " + ", ".join(f"{k} {v:,}" for k, v in audit.items() if isinstance(v, int)),
-        "slowest nodes: " + ", ".join(f"{name} {t:.1f} s" for name, t in slowest_nodes(project)),
+        f"full build (dbt build --full-refresh, tests included): {seconds['full']:.1f} s = "
+        f"{seconds['full'] / seconds['copy']:.1f}x the copy job",
+        f"incremental build of {increment:,} more writes: {seconds['incremental']:.1f} s = "
+        f"{100 * seconds['incremental'] / seconds['full']:.0f}% of the full build",
+    ]
+    for audit in audits:
+        lines.append(f"audit, batch {audit['batch_id']}: "
+                     + ", ".join(f"{k} {v:,}" for k, v in audit.items() if k != "batch_id"))
+    lines += [
+        "slowest nodes, full: " + ", ".join(f"{name} {t:.1f} s" for name, t in full_nodes),
+        "slowest nodes, incremental: " + ", ".join(f"{name} {t:.1f} s" for name, t in slowest_nodes(project)),
     ]
     report("end-to-end pipeline", lines)
 

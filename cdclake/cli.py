@@ -36,12 +36,22 @@ def _setup_logging() -> None:
 
 def print_build_summary(spark) -> None:
     """What a build produced: writes in and their fate, log rows per table and operation."""
-    audit = spark.table("cdc_lake.cdc_write_audit").collect()[0]
+    from cdclake.warehouse import audit_totals
+
+    batches = spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()
+    audit = batches[-1]
     print(
-        f"\nwrites: {audit.input_writes} input = {audit.logged_writes} logged "
+        f"\nbatch {audit.batch_id}: {audit.input_writes} writes in = {audit.logged_writes} logged "
         f"+ {audit.unlogged_writes} not logged (tables without CDC) "
         f"+ {audit.rejected_writes} rejected; {audit.log_rows} log rows"
     )
+    if len(batches) > 1:
+        totals = audit_totals(spark)
+        print(
+            f"all {totals['batches']} batches: {totals['input_writes']} writes in = {totals['logged_writes']} logged "
+            f"+ {totals['unlogged_writes']} not logged + {totals['rejected_writes']} rejected; "
+            f"{totals['log_rows']} log rows"
+        )
     per_table = spark.sql(
         "select keyspace_name, table_name, `cdc$operation` as op, "
         "count(distinct `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`) as n "

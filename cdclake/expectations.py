@@ -15,6 +15,8 @@ REQUIRED_TABLES = [
     "cdc_lake.cdc_log",
     "cdc_lake.cdc_write_audit",
     "cdc_lake.cdc_rejected_writes",
+    "cdc_lake.cdc_processed_writes",
+    "cdc_intermediate.int_writes_admitted",
     "cdc_intermediate.int_log_rows",
     "cdc_intermediate.int_log_changes_ordered",
     "cdc_intermediate.int_mutation_atoms_keyed",
@@ -45,6 +47,7 @@ with log_rows as (
         `cdc$batch_seq_no` as batch_seq_no, `cdc$operation` as operation, `cdc$ttl` as ttl,
         `cdc$end_of_batch` as end_of_batch
     from cdc_lake.cdc_log
+    where write_id in (select write_id from cdc_intermediate.int_writes_admitted)  -- the last batch
 ),
 sources as (
     select stream_id, cdc_time, batch_seq_no, phase,
@@ -142,6 +145,7 @@ GROUP_TIMES_SQL = f"""
 with log_groups as (
     select `cdc$stream_id` as stream_id, `cdc$time` as cdc_time, min(change_timestamp) as change_timestamp
     from cdc_lake.cdc_log
+    where write_id in (select write_id from cdc_intermediate.int_writes_admitted)  -- the last batch
     group by `cdc$stream_id`, `cdc$time`
 ),
 sources as (
@@ -179,7 +183,17 @@ from timed
 """
 
 WRITE_COUNTS_SQL = """
+with audit as (
+    select * from cdc_lake.cdc_write_audit
+    where batch_id = (select max(batch_id) from cdc_lake.cdc_write_audit)
+),
+batch_writes as (
+    select processed.write_id, processed.status
+    from cdc_lake.cdc_processed_writes as processed
+    inner join audit on processed.batch_id = audit.batch_id
+)
 select
+    audit.batch_id,
     audit.input_writes,
     audit.accepted_writes,
     audit.rejected_writes,
@@ -187,12 +201,19 @@ select
     audit.logged_writes + audit.unlogged_writes + audit.rejected_writes as logged_unlogged_rejected,
     audit.log_rows,
     (select count(distinct write_id) + max(if(write_id is null, 1, 0))
-        from cdc_staging.stg_cdc_input__base_mutations) as input_writes_counted,
-    (select count(*) from cdc_lake.cdc_rejected_writes) as rejected_writes_listed,
+        from cdc_staging.stg_cdc_input__base_mutations
+        where write_id is null or write_id in (select write_id from batch_writes)) as input_writes_counted,
+    (select count(*) from batch_writes where status = 'rejected') as rejected_writes_listed,
     (select count(*) from (
         select distinct keyspace_name, table_name, `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`
-        from cdc_lake.cdc_log)) as log_rows_counted
-from cdc_lake.cdc_write_audit as audit
+        from cdc_lake.cdc_log
+        where write_id in (select write_id from batch_writes))) as log_rows_counted,
+    (select count(distinct input.write_id) from cdc_staging.stg_cdc_input__base_mutations as input
+        left anti join cdc_lake.cdc_processed_writes as processed on input.write_id = processed.write_id
+        where input.write_id is not null) as unprocessed_writes,
+    (select count(write_id) from cdc_staging.stg_cdc_input__base_mutations) as input_atoms,
+    (select sum(atom_count) from cdc_lake.cdc_processed_writes where write_id is not null) as processed_atoms
+from audit
 """
 
 
@@ -265,13 +286,18 @@ def datasets() -> list[Dataset]:
                 _pair("time_us", "change_timestamp", "cdc$time is the row's change_timestamp"),
             ]),
         Dataset(
-            "write_counts", "cdc_lake.cdc_write_audit beside counts of the tables", WRITE_COUNTS_SQL,
-            ["input_writes"], [
+            "write_counts", "the last batch's cdc_write_audit row beside counts of the tables", WRITE_COUNTS_SQL,
+            ["batch_id"], [
                 _pair("input_writes", "accepted_plus_rejected", "input writes = accepted + rejected"),
                 _pair("input_writes", "logged_unlogged_rejected",
                       "input writes = logged (counted from the log) + not logged (no CDC) + rejected"),
                 _pair("input_writes", "input_writes_counted", "the audit counts every input write"),
                 _pair("rejected_writes", "rejected_writes_listed", "every rejected write is in cdc_rejected_writes"),
                 _pair("log_rows", "log_rows_counted", "the audit counts every log row of cdc_log"),
+                gxe.ExpectColumnValuesToBeInSet(
+                    column="unprocessed_writes", value_set=[0],
+                    description="every input write is processed (none left behind a batch)"),
+                _pair("input_atoms", "processed_atoms",
+                      "every atom with a write id was processed (none appended later to a processed write)"),
             ]),
     ]

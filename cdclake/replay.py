@@ -148,7 +148,8 @@ def replay_records(
     generation_tables.load(spark, generation_input, table_format)
     with contextlib.redirect_stdout(sys.stderr):
         run = dbt.invoke_result(
-            ["build", "--exclude", "resource_type:seed", "--log-level", "warn"], project_dir=project
+            # the inputs were just replaced: every write is new
+            ["build", "--full-refresh", "--exclude", "resource_type:seed", "--log-level", "warn"], project_dir=project
         )
 
     result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=bool(run.success),
@@ -176,7 +177,7 @@ def replay_records(
     result.rejected_writes = [
         r.asDict() for r in spark.table("cdc_lake.cdc_rejected_writes").orderBy("write_id").collect()
     ]
-    audit = spark.table("cdc_lake.cdc_write_audit").collect()
+    audit = spark.table("cdc_lake.cdc_write_audit").collect()  # one batch: a full refresh
     result.audit = audit[0].asDict() if audit else {}
     return result
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cdclake.warehouse import missing_tables
+from cdclake.warehouse import audit_totals, missing_tables
 
 REQUIRED_TABLES = (
     "cdc_input.base_mutations",
@@ -76,7 +76,7 @@ def require_tables(spark) -> None:
 
 def read_report_data(spark, time_bins: int = TIME_BINS) -> ReportData:
     require_tables(spark)
-    audit = spark.table("cdc_lake.cdc_write_audit").collect()[0].asDict()
+    audit = audit_totals(spark)
     generations = [
         Generation(r.ts_ms, r.vnodes, r.streams)
         for r in spark.sql(

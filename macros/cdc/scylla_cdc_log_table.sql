@@ -73,15 +73,33 @@
 
 {% macro scylla_cdc_log_table(keyspace_name, table_name) -%}
     {#- The log table `<keyspace>.<table>_scylla_cdc_log` of one base table, with ScyllaDB's
-        column names and the Spark types of the CQL types: cdc_log pivoted from long to wide. -#}
+        column names and the Spark types of the CQL types: cdc_log pivoted from long to wide.
+        Each build appends the rows of its batch and of the last processed one (which a build
+        stopped before this table left out), leaving out those already here. -#}
     {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
     {%- set udts = scylla_cdc_user_types(keyspace_name) -%}
+    {{- config(materialized='incremental', incremental_strategy='append') -}}
 with
+
+recent_writes as (
+
+    select write_id from {{ ref('int_writes_admitted') }}
+    {%- if is_incremental() %}
+    union all
+    select processed.write_id
+    from {{ cdc_writes_processed_before() }} as processed
+    where processed.batch_id = (select max(batch_id) from {{ cdc_writes_processed_before() }})
+    {%- endif %}
+
+),
 
 log_cells as (
 
-    select * from {{ ref('cdc_log') }}
-    where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+    select log.*
+    from {{ ref('cdc_log') }} as log
+    left semi join recent_writes
+        on log.write_id = recent_writes.write_id
+    where log.keyspace_name = '{{ keyspace_name }}' and log.table_name = '{{ table_name }}'
 
 ),
 
@@ -148,5 +166,13 @@ typed as (
 
 )
 
-select * from typed
+select typed.*
+from typed
+{%- if is_incremental() %}
+left anti join {{ this }} as logged_before
+    on
+        typed.`cdc$stream_id` = logged_before.`cdc$stream_id`
+        and typed.`cdc$time` = logged_before.`cdc$time`
+        and typed.`cdc$batch_seq_no` = logged_before.`cdc$batch_seq_no`
+{%- endif %}
 {%- endmacro %}

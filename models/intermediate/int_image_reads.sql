@@ -1,9 +1,10 @@
 {#- The pre-image read (scylla-log.md §7.1): for every accepted write to a table with pre- or
     post-images, each row the write touches as the base table holds it just before the write.
-    The state is rebuilt from the earlier accepted writes (write_id order): last write wins by
-    timestamp (a dead cell wins a tie), a row, range or partition tombstone removes the cells it
-    covers (timestamp <= the tombstone's), a collection tombstone its column's older elements,
-    and a TTL'd cell is gone once the write's coordinator clock reaches its expiry.
+    The state is the one carried from earlier builds (int_base_state) moved forward by the
+    batch's earlier accepted writes (write_id order), as a running state per key: last write
+    wins by timestamp (a dead cell wins a tie), a row, range or partition tombstone removes the
+    cells it covers (timestamp <= the tombstone's), a collection tombstone its column's older
+    elements, and a TTL'd cell is gone once the write's coordinator clock reaches its expiry.
     One row per row read (`is_row` true, with whether the row is live) and one per live cell of
     the columns ScyllaDB reads (all of them for post-images, `preimage: full`, row deletes and
     no-clustering-key partition deletes; else the static columns written and the columns
@@ -29,26 +30,57 @@ accepted_writes as (
 
 ),
 
+batch_atoms as (
+
+    -- a range tombstone appears once (its start-bound piece carries both bounds)
+    select {{ cdc_state_columns() | join(', ') }}
+    from {{ ref('int_mutation_atoms_keyed') }} as keyed
+    left semi join accepted_writes
+        on keyed.write_id = accepted_writes.write_id
+    where keyed.bound_side is null or keyed.bound_side = 'start'
+
+),
+
+batch_and_carried_atoms as (
+
+    -- the batch's accepted atoms and the state carried from earlier batches (write ids below
+    -- the batch's) of the partitions the batch writes
+    select
+        *,
+        false as is_carried
+    from batch_atoms
+
+    union all
+
+    select
+        carried.*,
+        true as is_carried
+    from {{ cdc_carried_state() }} as carried
+    left semi join batch_atoms
+        on
+            carried.keyspace_name = batch_atoms.keyspace_name
+            and carried.table_name = batch_atoms.table_name
+            and carried.partition_key = batch_atoms.partition_key
+
+),
+
 atoms as (
 
     -- every accepted write to a table that has images in some schema version (earlier writes
-    -- make the state, CDC-enabled or not); a range tombstone appears once (its start-bound
-    -- piece carries both bounds)
+    -- make the state, CDC-enabled or not)
     select
         keyed.*,
         table_versions.has_images,
         table_versions.cdc_preimage,
         table_versions.cdc_postimage,
         keyed.piece_kind = 'static_upsert' as is_static
-    from {{ ref('int_mutation_atoms_keyed') }} as keyed
-    inner join accepted_writes
-        on keyed.write_id = accepted_writes.write_id
+    from batch_and_carried_atoms as keyed
     inner join table_versions
         on
             keyed.keyspace_name = table_versions.keyspace_name
             and keyed.table_name = table_versions.table_name
             and keyed.schema_version = table_versions.schema_version
-    where table_versions.ever_has_images and (keyed.bound_side is null or keyed.bound_side = 'start')
+    where table_versions.ever_has_images
 
 ),
 
@@ -67,7 +99,7 @@ rows_read as (
         max(if(piece_kind in ('clustered_upsert', 'row_tombstone'), bound_prefix, null)) as clustering_prefix
     from atoms
     where
-        has_images
+        has_images and not is_carried
         and (
             piece_kind in ('static_upsert', 'clustered_upsert', 'row_tombstone')
             or (piece_kind = 'partition_tombstone' and not has_clustering_key)
@@ -92,7 +124,7 @@ write_shape as (
         ) as reads_all_regular_columns,
         min(if(piece_kind in ('clustered_upsert', 'row_tombstone'), row_position, null)) as first_row_position
     from atoms
-    where has_images
+    where has_images and not is_carried
     group by write_id, keyspace_name, table_name, partition_key
 
 ),
@@ -126,9 +158,134 @@ columns_written as (
 
 ),
 
-earlier as (
+row_keys as (
 
-    -- every earlier accepted atom of each row read, and the tombstones that may cover it
+    -- what a row's state is made of: its cells, collection elements and marker, its collections'
+    -- tombstones and its row tombstone
+    select distinct
+        keyspace_name,
+        table_name,
+        partition_key,
+        is_static,
+        row_position,
+        atom_kind,
+        column_name,
+        element_key
+    from atoms
+    where atom_kind in ('cell', 'row_marker', 'collection_tombstone', 'row_tombstone')
+
+),
+
+row_events as (
+
+    -- each key's atoms and its reads in write order, a read before its own write's atoms
+    select
+        keyspace_name,
+        table_name,
+        partition_key,
+        is_static,
+        row_position,
+        atom_kind,
+        column_name,
+        element_key,
+        write_id,
+        false as is_read,
+        cast(null as bigint) as read_now_us,
+        struct(
+            write_timestamp, not is_live as is_dead, value, ttl_seconds, coordinator_now_us as written_now_us
+        ) as written
+    from atoms
+    where atom_kind in ('cell', 'row_marker', 'collection_tombstone', 'row_tombstone')
+
+    union all
+
+    select
+        rows_read.keyspace_name,
+        rows_read.table_name,
+        rows_read.partition_key,
+        rows_read.is_static,
+        rows_read.row_position,
+        row_keys.atom_kind,
+        row_keys.column_name,
+        row_keys.element_key,
+        rows_read.write_id,
+        true as is_read,
+        rows_read.coordinator_now_us as read_now_us,
+        null as written
+    from rows_read
+    inner join row_keys
+        on
+            rows_read.keyspace_name = row_keys.keyspace_name
+            and rows_read.table_name = row_keys.table_name
+            and rows_read.partition_key = row_keys.partition_key
+            and rows_read.is_static = row_keys.is_static
+            and rows_read.row_position = row_keys.row_position
+
+),
+
+read_winners as (
+
+    -- the running state: at each read, each key's winning atom among the earlier writes (last
+    -- write wins: highest timestamp, then a dead cell, then the greater value)
+    select * from (
+        select
+            *,
+            max(written) over (
+                partition by
+                    keyspace_name, table_name, partition_key, is_static, row_position, atom_kind, column_name,
+                    element_key
+                order by write_id asc, is_read desc
+                rows between unbounded preceding and current row
+            ) as winner
+        from row_events
+    ) as running
+    where is_read and winner is not null
+
+),
+
+partition_deletions as (
+
+    -- the newest partition tombstone before each read, by the same running state
+    select * from (
+        select
+            *,
+            max(deleted_at) over (
+                partition by keyspace_name, table_name, partition_key
+                order by write_id asc, is_read desc
+                rows between unbounded preceding and current row
+            ) as deleted_up_to
+        from (
+            select
+                keyspace_name,
+                table_name,
+                partition_key,
+                is_static,
+                row_position,
+                write_id,
+                false as is_read,
+                write_timestamp as deleted_at
+            from atoms
+            where atom_kind = 'partition_tombstone'
+            union all
+            select
+                keyspace_name,
+                table_name,
+                partition_key,
+                is_static,
+                row_position,
+                write_id,
+                true as is_read,
+                null as deleted_at
+            from rows_read
+        ) as partition_events
+    ) as running
+    where is_read
+
+),
+
+range_deletions as (
+
+    -- the newest earlier range tombstone covering each clustered row read
     select
         rows_read.write_id,
         rows_read.keyspace_name,
@@ -136,34 +293,24 @@ earlier as (
         rows_read.partition_key,
         rows_read.is_static,
         rows_read.row_position,
-        rows_read.coordinator_now_us as read_now_us,
-        history.atom_kind,
-        history.piece_kind,
-        history.column_name,
-        history.element_key,
-        history.is_live,
-        history.value,
-        history.write_timestamp,
-        history.ttl_seconds,
-        history.coordinator_now_us as written_now_us,
-        history.is_static = rows_read.is_static and history.row_position = rows_read.row_position
-            as is_same_row
+        max(ranges.write_timestamp) as deleted_up_to
     from rows_read
-    inner join atoms as history
+    inner join atoms as ranges
         on
-            rows_read.keyspace_name = history.keyspace_name
-            and rows_read.table_name = history.table_name
-            and rows_read.partition_key = history.partition_key
-            and rows_read.write_id > history.write_id
-            and (
-                (rows_read.is_static = history.is_static and rows_read.row_position = history.row_position)
-                or history.piece_kind = 'partition_tombstone'
-                or (
-                    history.piece_kind = 'range_tombstone' and not rows_read.is_static
-                    and rows_read.row_position > history.clustering_position
-                    and rows_read.row_position < history.range_end_position
-                )
-            )
+            rows_read.keyspace_name = ranges.keyspace_name
+            and rows_read.table_name = ranges.table_name
+            and rows_read.partition_key = ranges.partition_key
+            and rows_read.write_id > ranges.write_id
+            and rows_read.row_position > ranges.clustering_position
+            and rows_read.row_position < ranges.range_end_position
+    where ranges.atom_kind = 'range_tombstone' and not rows_read.is_static
+    group by
+        rows_read.write_id,
+        rows_read.keyspace_name,
+        rows_read.table_name,
+        rows_read.partition_key,
+        rows_read.is_static,
+        rows_read.row_position
 
 ),
 
@@ -171,40 +318,54 @@ row_deletions as (
 
     -- the newest row, range or partition tombstone covering each row read
     select
-        write_id,
-        keyspace_name,
-        table_name,
-        partition_key,
-        is_static,
-        row_position,
-        max(if(
-            atom_kind in ('row_tombstone', 'range_tombstone', 'partition_tombstone'), write_timestamp, null
-        )) as deleted_up_to
-    from earlier
-    group by write_id, keyspace_name, table_name, partition_key, is_static, row_position
+        partition_deletions.write_id,
+        partition_deletions.keyspace_name,
+        partition_deletions.table_name,
+        partition_deletions.partition_key,
+        partition_deletions.is_static,
+        partition_deletions.row_position,
+        greatest(
+            partition_deletions.deleted_up_to, row_tombstones.winner.write_timestamp, range_deletions.deleted_up_to
+        ) as deleted_up_to
+    from partition_deletions
+    left join read_winners as row_tombstones
+        on
+            partition_deletions.write_id = row_tombstones.write_id
+            and partition_deletions.keyspace_name = row_tombstones.keyspace_name
+            and partition_deletions.table_name = row_tombstones.table_name
+            and partition_deletions.partition_key = row_tombstones.partition_key
+            and partition_deletions.is_static = row_tombstones.is_static
+            and partition_deletions.row_position = row_tombstones.row_position
+            and row_tombstones.atom_kind = 'row_tombstone'
+    left join range_deletions
+        on
+            partition_deletions.write_id = range_deletions.write_id
+            and partition_deletions.keyspace_name = range_deletions.keyspace_name
+            and partition_deletions.table_name = range_deletions.table_name
+            and partition_deletions.partition_key = range_deletions.partition_key
+            and partition_deletions.is_static = range_deletions.is_static
+            and partition_deletions.row_position = range_deletions.row_position
 
 ),
 
 collection_deletions as (
 
     select
-        write_id,
-        keyspace_name,
-        table_name,
-        partition_key,
-        is_static,
-        row_position,
-        column_name,
-        max(write_timestamp) as deleted_up_to
-    from earlier
-    where atom_kind = 'collection_tombstone'
-    group by write_id, keyspace_name, table_name, partition_key, is_static, row_position, column_name
+        read_winners.write_id,
+        read_winners.keyspace_name,
+        read_winners.table_name,
+        read_winners.partition_key,
+        read_winners.is_static,
+        read_winners.row_position,
+        read_winners.column_name,
+        read_winners.winner.write_timestamp as deleted_up_to
+    from read_winners
+    where read_winners.atom_kind = 'collection_tombstone'
 
 ),
 
 winning_cells as (
 
-    -- last write wins: highest timestamp, then a dead cell, then the greater value
     select
         write_id,
         keyspace_name,
@@ -216,14 +377,9 @@ winning_cells as (
         atom_kind,
         column_name,
         element_key,
-        max(struct(
-            write_timestamp, not is_live as is_dead, value, ttl_seconds, written_now_us
-        )) as winner
-    from earlier
-    where is_same_row and atom_kind in ('cell', 'row_marker')
-    group by
-        write_id, keyspace_name, table_name, partition_key, is_static, row_position, read_now_us,
-        atom_kind, column_name, element_key
+        winner
+    from read_winners
+    where atom_kind in ('cell', 'row_marker')
 
 ),
 

@@ -1,10 +1,14 @@
-{#- Every input atom with the first problem that prevents processing it (null when none).
-    A problem rejects the atom's whole write (see int_writes_validated). -#}
+{#- Every input atom of this batch with the first problem that prevents processing it (null
+    when none). A problem rejects the atom's whole write (see int_writes_validated). The batch
+    is the writes no earlier build processed; the atoms without a write id are in every batch. -#}
 with
 
 atoms as (
 
-    select * from {{ ref('stg_cdc_input__base_mutations') }}
+    select input_atoms.*
+    from {{ ref('stg_cdc_input__base_mutations') }} as input_atoms
+    left anti join {{ cdc_writes_processed_before() }} as processed
+        on input_atoms.write_id = processed.write_id
 
 ),
 

@@ -1,4 +1,4 @@
-{#- One row per input write (client request): the first problem found in any of its atoms or
+{#- One row per write of the batch (client request): the first problem found in any of its atoms or
     partition keys, or in the write as a whole, or null. A write with a problem is rejected
     whole, as ScyllaDB fails the whole request. The atoms without a write id count as one
     write (write_id null), rejected. -#}
@@ -106,6 +106,26 @@ problems as (
         2 as problem_source
     from table_versions_per_write
     where schema_version != latest_schema_version
+
+    union all
+
+    -- a batch appends writes after the processed ones: an id at or below the last one is late
+    select
+        writes.write_id,
+        null as keyspace_name,
+        null as table_name,
+        null as partition_key,
+        null as atom_kind,
+        null as column_name,
+        concat(
+            'write_id: write ', writes.write_id, ' is not above the last processed write id ',
+            batch.last_processed_write_id, ' (batch ', batch.batch_id - 1,
+            '); new writes need higher ids, or rebuild with --full-refresh'
+        ) as problem,
+        2 as problem_source
+    from writes
+    cross join {{ ref('int_build_batch') }} as batch
+    where writes.write_id <= batch.last_processed_write_id
 
 ),
 

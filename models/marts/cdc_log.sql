@@ -1,5 +1,8 @@
 {#- The generic long-format CDC log of every CDC-enabled table: one row per non-null cell of a
-    log row, named as ScyllaDB names the log column, with its JSON value. -#}
+    log row, named as ScyllaDB names the log column, with its JSON value. Each build appends its
+    batch's rows. -#}
+{{ config(materialized='incremental', incremental_strategy='append') }}
+
 with
 
 changes as (
@@ -224,4 +227,10 @@ logged as (
 
 )
 
-select * from logged
+select logged.*
+from logged
+{% if is_incremental() %}
+    -- a build that stopped after this table: its writes are logged already
+    left anti join {{ this }} as logged_before
+        on logged.write_id = logged_before.write_id
+{% endif %}

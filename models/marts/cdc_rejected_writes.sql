@@ -1,25 +1,34 @@
 {#- Writes ScyllaDB would have rejected, or that cannot be processed, with the reason and the
-    exact error text a client would have seen. Nothing is dropped silently: every input write
-    is either here or accepted (see cdc_write_audit). -#}
+    exact error text a client would have seen, over every batch. Nothing is dropped silently:
+    every input write is either here or accepted (see cdc_write_audit). The atoms without a
+    write id are judged in every batch: the last batch's verdict on them is shown. -#}
 with
 
 writes as (
 
-    select * from {{ ref('int_writes_admitted') }}
+    select * from {{ ref('cdc_processed_writes') }}
+
+),
+
+last_batch as (
+
+    select max(batch_id) as batch_id from writes
 
 )
 
 select
-    write_id,
-    keyspace_name,
-    table_name,
-    partition_key,
-    atom_kind,
-    column_name,
-    change_ts as write_timestamp,
-    coordinator_now_us,
-    reason,
-    error_class,
-    error_text
+    writes.write_id,
+    writes.keyspace_name,
+    writes.table_name,
+    writes.partition_key,
+    writes.atom_kind,
+    writes.column_name,
+    writes.change_ts as write_timestamp,
+    writes.coordinator_now_us,
+    writes.reason,
+    writes.error_class,
+    writes.error_text
 from writes
-where status = 'rejected'
+left semi join last_batch
+    on writes.write_id is not null or writes.batch_id = last_batch.batch_id
+where writes.status = 'rejected'

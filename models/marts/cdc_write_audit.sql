@@ -1,12 +1,20 @@
-{#- One row per run: input writes = logged + not logged + rejected. Logged writes are counted
-    from the log itself (writes with log rows), so an accepted write that lost its log rows
-    breaks the identity instead of vanishing. -#}
+{#- One row per batch (build): its input writes = logged + not logged + rejected. Logged writes
+    are counted from the log itself (writes with log rows), so an accepted write that lost its
+    log rows breaks the identity instead of vanishing. -#}
+{{ config(materialized='incremental', incremental_strategy='append') }}
+
 with
+
+batch as (
+
+    select * from {{ ref('int_build_batch') }}
+
+),
 
 input_writes as (
 
     select count(distinct write_id) + max(if(write_id is null, 1, 0)) as input_writes
-    from {{ ref('stg_cdc_input__base_mutations') }}
+    from {{ ref('int_mutation_atoms_validated') }}
 
 ),
 
@@ -32,24 +40,33 @@ log_rows as (
     select count(*) as log_rows
     from (
         select distinct
-            keyspace_name,
-            table_name,
-            `cdc$stream_id`,
-            `cdc$time`,
-            `cdc$batch_seq_no`
-        from {{ ref('cdc_log') }}
+            log.keyspace_name,
+            log.table_name,
+            log.`cdc$stream_id`,
+            log.`cdc$time`,
+            log.`cdc$batch_seq_no`
+        from {{ ref('cdc_log') }} as log
+        left semi join {{ ref('int_writes_admitted') }} as batch_writes
+            on log.write_id = batch_writes.write_id
     ) as distinct_log_rows
 
 )
 
 select
+    batch.batch_id,
     coalesce(input_writes.input_writes, 0) as input_writes,
     judged_writes.accepted_writes,
     logged_writes.logged_writes,
     judged_writes.unlogged_writes,
     judged_writes.rejected_writes,
     log_rows.log_rows
-from input_writes
+from batch
+cross join input_writes
 cross join judged_writes
 cross join logged_writes
 cross join log_rows
+{% if is_incremental() %}
+    -- a build that stopped after this table counts its batch once
+    left anti join {{ this }} as counted
+        on batch.batch_id = counted.batch_id
+{% endif %}

@@ -76,8 +76,8 @@ def test_the_build_summary_accounts_for_writes_rows_rejections_and_streams(built
 
     print_build_summary(built)
     lines = capsys.readouterr().out.splitlines()
-    audit = built.table("cdc_lake.cdc_write_audit").collect()[0]
-    assert f"writes: {audit.input_writes} input = {audit.logged_writes} logged " \
+    [audit] = built.table("cdc_lake.cdc_write_audit").collect()
+    assert f"batch 1: {audit.input_writes} writes in = {audit.logged_writes} logged " \
            f"+ {audit.unlogged_writes} not logged (tables without CDC) " \
            f"+ {audit.rejected_writes} rejected; {audit.log_rows} log rows" in lines
     assert any(line.startswith("  shop.orders_scylla_cdc_log: ") for line in lines)

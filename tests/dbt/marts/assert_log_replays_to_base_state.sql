@@ -1,8 +1,10 @@
 -- The round trip CDC replicators are tested with: replaying each table's log deltas (the way a
 -- replicator applies them, timestamps taken from cdc$time) rebuilds the base-table state computed
 -- directly from the accepted mutations, cell by cell, with write timestamps and TTLs.
--- Tables with `delta: keys` are left out (their log carries no values). Returns the cells on
--- which the two states differ.
+-- Checked batch by batch: the batch's log replayed on the state carried from earlier batches
+-- (int_base_state, before this build merges the batch in) must give the state the batch's
+-- mutations give. Tables with `delta: keys` are left out (their log carries no values).
+-- Returns the cells on which the two states differ.
 with
 
 replayable_tables as (
@@ -46,9 +48,44 @@ accepted_writes as (
 
 -- the state from the mutations ------------------------------------------------------------
 
-mutation_facts as (
+batch_logged_atoms as (
+
+    select {{ cdc_state_columns() | join(', ') }}
+    from {{ ref('int_mutation_atoms_keyed') }} as keyed
+    left semi join accepted_writes
+        on keyed.write_id = accepted_writes.write_id
+    where keyed.cdc_enabled and (keyed.bound_side is null or keyed.bound_side = 'start')
+
+),
+
+logged_atoms as (
+
+    -- the batch's accepted atoms of CDC-enabled schema versions, and the carried state's of
+    -- the partitions they write (elsewhere the earlier batches' checks hold)
+    select
+        *,
+        false as is_carried
+    from batch_logged_atoms
+
+    union all
 
     select
+        carried.*,
+        true as is_carried
+    from {{ cdc_carried_state() }} as carried
+    left semi join batch_logged_atoms
+        on
+            carried.keyspace_name = batch_logged_atoms.keyspace_name
+            and carried.table_name = batch_logged_atoms.table_name
+            and carried.partition_key = batch_logged_atoms.partition_key
+    where carried.cdc_enabled
+
+),
+
+logged_facts as (
+
+    select
+        atoms.is_carried,
         atoms.keyspace_name,
         atoms.table_name,
         {{ cdc_json_object(cdc_udf('cdc_json_members') ~ '(atoms.partition_key)') }} as partition_id,
@@ -63,9 +100,7 @@ mutation_facts as (
         if(atoms.is_live, nullif(atoms.ttl_seconds, 0), null) as ttl,
         atoms.clustering_position as start_position,
         atoms.range_end_position as end_position
-    from {{ ref('int_mutation_atoms_keyed') }} as atoms
-    inner join accepted_writes
-        on atoms.write_id = accepted_writes.write_id and atoms.cdc_enabled
+    from logged_atoms as atoms
     inner join replayable_tables
         on
             atoms.keyspace_name = replayable_tables.keyspace_name
@@ -77,7 +112,25 @@ mutation_facts as (
             and atoms.table_name = unlogged_columns.table_name
             and atoms.column_name = unlogged_columns.column_name
             and not unlogged_columns.is_logged
-    where atoms.bound_side is null or atoms.bound_side = 'start'
+
+),
+
+mutation_facts as (
+
+    select
+        keyspace_name, table_name, partition_id, is_static, row_position, fact_kind, column_name,
+        element_key, is_live, value, ts, ttl, start_position, end_position
+    from logged_facts
+
+),
+
+carried_facts as (
+
+    select
+        keyspace_name, table_name, partition_id, is_static, row_position, fact_kind, column_name,
+        element_key, is_live, value, ts, ttl, start_position, end_position
+    from logged_facts
+    where is_carried
 
 ),
 
@@ -97,6 +150,8 @@ log_cells as (
             else 'value'
         end as role
     from {{ ref('cdc_log') }} as log
+    left semi join accepted_writes
+        on log.write_id = accepted_writes.write_id
     inner join replayable_tables
         on
             log.keyspace_name = replayable_tables.keyspace_name
@@ -307,7 +362,7 @@ log_facts as (
 
     union all
 
-    -- added elements: map and list entries, set elements, user type fields with a value
+    -- added elements (explode, not lambdas): map and list entries
     select
         keyspace_name,
         table_name,
@@ -316,36 +371,60 @@ log_facts as (
         if(kind = 'static', X'', position),
         'cell',
         base_column,
-        element.key,
+        entry[0],
         true,
-        element.value,
+        entry[1],
         ts,
         `cdc$ttl`,
         null,
         null
     from value_cells
-        lateral view explode(
-            case
-                when is_multi_cell_user_type
-                    then transform(
-                        filter(
-                            map_entries(from_json(value, 'struct<udt: map<string, string>>').udt),
-                            f -> f.value is not null
-                        ),
-                        f -> struct(cast(array_position(udt_field_names, f.key) - 1 as string) as key, f.value as value)
-                    )
-                when is_keyed
-                    then transform(
-                        from_json(value, 'struct<map: array<array<string>>>').map,
-                        e -> struct(e[0] as key, e[1] as value)
-                    )
-                else transform(
-                    from_json(value, 'struct<set: array<string>>').set,
-                    e -> struct(e as key, cast(null as string) as value)
-                )
-            end
-        ) added as element
-    where is_multi_cell and role = 'value'
+        lateral view explode(from_json(value, 'struct<map: array<array<string>>>').map) added as entry
+    where is_multi_cell and role = 'value' and is_keyed and not is_multi_cell_user_type
+
+    union all
+
+    -- set elements
+    select
+        keyspace_name,
+        table_name,
+        partition_id,
+        kind = 'static',
+        if(kind = 'static', X'', position),
+        'cell',
+        base_column,
+        element,
+        true,
+        null,
+        ts,
+        `cdc$ttl`,
+        null,
+        null
+    from value_cells
+        lateral view explode(from_json(value, 'struct<set: array<string>>').set) added as element
+    where is_multi_cell and role = 'value' and not is_keyed and not is_multi_cell_user_type
+
+    union all
+
+    -- user type fields with a value, keyed by their index
+    select
+        keyspace_name,
+        table_name,
+        partition_id,
+        kind = 'static',
+        if(kind = 'static', X'', position),
+        'cell',
+        base_column,
+        cast(array_position(udt_field_names, field_name) - 1 as string),
+        true,
+        field_value,
+        ts,
+        `cdc$ttl`,
+        null,
+        null
+    from value_cells
+        lateral view explode(from_json(value, 'struct<udt: map<string, string>>').udt) added as field_name, field_value
+    where is_multi_cell and role = 'value' and is_multi_cell_user_type and field_value is not null
 
     union all
 
@@ -371,7 +450,15 @@ log_facts as (
 
 ),
 
-{{ cdc_live_cells('log_facts', 'log_state') }}
+log_and_carried_facts as (
+
+    select * from log_facts
+    union all
+    select * from carried_facts
+
+),
+
+{{ cdc_live_cells('log_and_carried_facts', 'log_state') }}
 
 select
     coalesce(mutation_state.keyspace_name, log_state.keyspace_name) as keyspace_name,

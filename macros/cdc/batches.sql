@@ -1,0 +1,61 @@
+{% macro cdc_table_format() -%}
+    {#- The format the project writes: Delta on Databricks, elsewhere what cdclake found on the
+        Spark classpath (CDCLAKE_TABLE_FORMAT: delta or parquet), as in dbt_project.yml. -#}
+    {{ return('delta' if target.type == 'databricks' else env_var('CDCLAKE_TABLE_FORMAT', 'parquet')) }}
+{%- endmacro %}
+
+
+{% macro cdc_existing_relation(schema, identifier) -%}
+    {#- The relation `schema.identifier` when it exists and this is not a full refresh, else
+        none. A batch reads what earlier builds left (the processed writes, the base state)
+        this way, not through ref(): those tables are written at the end of the build that
+        reads them, after everything that depends on their earlier contents. -#}
+    {%- if not execute or flags.FULL_REFRESH -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return(adapter.get_relation(database=this.database, schema=schema, identifier=identifier)) }}
+{%- endmacro %}
+
+
+{% macro cdc_writes_processed_before() -%}
+    {#- The writes earlier builds processed (`cdc_processed_writes`: write_id, batch_id), or
+        none on the first build and with --full-refresh. -#}
+    {%- set relation = cdc_existing_relation('cdc_lake', 'cdc_processed_writes') -%}
+    {%- if relation is none -%}
+        (select cast(null as bigint) as write_id, cast(null as bigint) as batch_id where false)
+    {%- else -%}
+        (select write_id, batch_id from {{ relation }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_state_columns() -%}
+    {#- The columns of `int_mutation_atoms_keyed` the base-table state keeps (images and the
+        round trip read them). -#}
+    {{ return([
+        'write_id', 'keyspace_name', 'table_name', 'schema_version', 'cdc_enabled', 'has_clustering_key',
+        'partition_key', 'piece_kind', 'atom_kind', 'column_name', 'column_kind', 'element_key',
+        'is_live', 'value', 'write_timestamp', 'ttl_seconds', 'coordinator_now_us',
+        'clustering_position', 'range_end_position', 'row_position', 'bound_side', 'bound_prefix'
+    ]) }}
+{%- endmacro %}
+
+
+{% macro cdc_carried_state() -%}
+    {#- The base-table state earlier builds carried (`int_base_state`), as keyed atoms: its rows
+        from writes of earlier batches (read after this build merged its batch in, as a later
+        `dbt test` does, the keys the batch won are missing: the batch's own atoms decide them);
+        empty on the first build and with --full-refresh. -#}
+    {#- both refs outside the branches: dbt sees them when it parses (no relation then) -#}
+    {%- set keyed_atoms = ref('int_mutation_atoms_keyed') -%}
+    {%- set batch = ref('int_build_batch') -%}
+    {%- set relation = cdc_existing_relation('cdc_intermediate', 'int_base_state') -%}
+    {%- if relation is none -%}
+        (select {{ cdc_state_columns() | join(', ') }} from {{ keyed_atoms }} where false)
+    {%- else -%}
+        (
+            select {{ cdc_state_columns() | join(', ') }} from {{ relation }}
+            where write_id <= (select last_processed_write_id from {{ batch }})
+        )
+    {%- endif -%}
+{%- endmacro %}

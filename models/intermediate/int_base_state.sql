@@ -1,0 +1,93 @@
+{#- The base tables' state after every processed write, carried from build to build for the
+    next batch's images and round trip: per cell, collection element and row marker the
+    winning atom (highest timestamp, then a dead cell, then the greater value), per row,
+    partition, range and collection the newest tombstone. Atoms of CDC-enabled and disabled
+    schema versions are kept apart (the round trip replays only the logged ones).
+    On Delta the batch is merged in (one row per key; deletion vectors mark the replaced rows
+    instead of rewriting their files); elsewhere the batch's winners are appended and readers
+    take the winner among a key's rows. Built after the log: the batch's
+    images read the state as it was before it. -#}
+-- depends_on: {{ ref('cdc_log') }}
+{%- set merges = cdc_table_format() == 'delta' -%}
+{{ config(
+    materialized='incremental',
+    incremental_strategy=('merge' if merges else 'append'),
+    unique_key='state_key',
+    tblproperties=({'delta.enableDeletionVectors': 'true'} if merges else none),
+) }}
+
+with
+
+accepted_writes as (
+
+    select write_id from {{ ref('int_writes_admitted') }}
+    where status = 'accepted'
+
+),
+
+batch_atoms as (
+
+    select
+        {{ cdc_state_columns() | join(', ') }}
+    from {{ ref('int_mutation_atoms_keyed') }} as keyed
+    left semi join accepted_writes
+        on keyed.write_id = accepted_writes.write_id
+    where keyed.bound_side is null or keyed.bound_side = 'start'
+
+),
+
+keyed as (
+
+    select
+        *,
+        to_json(named_struct(
+            'keyspace', keyspace_name,
+            'table', table_name,
+            'partition', partition_key,
+            'logged', cdc_enabled,
+            'kind', atom_kind,
+            'piece', piece_kind,
+            'row', if(atom_kind in ('partition_tombstone', 'range_tombstone'), null, hex(row_position)),
+            'column', column_name,
+            'element', element_key,
+            'range_start', if(atom_kind = 'range_tombstone', hex(clustering_position), null),
+            'range_end', if(atom_kind = 'range_tombstone', hex(range_end_position), null)
+        )) as state_key
+    from batch_atoms
+
+),
+
+candidates as (
+
+    select * from keyed
+    {% if is_incremental() and merges %}
+        union all
+        -- the carried winners of the keys the batch writes
+        select carried.*
+        from {{ this }} as carried
+        left semi join keyed
+            on carried.state_key = keyed.state_key
+    {% endif %}
+
+),
+
+ranked as (
+
+    select
+        *,
+        -- nulls last: the order of max(struct(...)) in int_image_reads
+        row_number() over (
+            partition by state_key
+            order by
+                write_timestamp desc, not is_live desc, value desc, ttl_seconds desc, coordinator_now_us desc,
+                write_id desc
+        ) as newest_first
+    from candidates
+
+)
+
+select
+    {{ cdc_state_columns() | join(', ') }},
+    state_key
+from ranked
+where newest_first = 1

@@ -1,0 +1,31 @@
+{#- Every write a build processed, with its batch and verdict: the ledger that tells the next
+    build which writes are new. Written last (after the log, the audit and the base state), so a
+    build stopped on the way processes its batch again; the atoms without a write id are judged
+    in every batch (a null id is never processed). -#}
+-- depends_on: {{ ref('int_base_state') }}
+-- depends_on: {{ ref('cdc_write_audit') }}
+{{ config(materialized='incremental', incremental_strategy='append') }}
+
+select
+    batch.batch_id,
+    writes.write_id,
+    writes.coordinator_now_us,
+    writes.atom_count,
+    writes.status,
+    writes.reason,
+    writes.error_class,
+    writes.error_text,
+    writes.keyspace_name,
+    writes.table_name,
+    writes.partition_key,
+    writes.atom_kind,
+    writes.column_name,
+    writes.change_ts,
+    writes.change_groups
+from {{ ref('int_writes_admitted') }} as writes
+cross join {{ ref('int_build_batch') }} as batch
+{% if is_incremental() %}
+    -- a build that stopped after this table: nothing to add for the writes already here
+    left anti join {{ this }} as processed
+        on writes.write_id = processed.write_id
+{% endif %}

@@ -1,0 +1,200 @@
+"""Incremental builds: a workload split into successive batches (each build appending writes
+with higher ids to the input) gives the outputs of one full build, table by table, on the
+example (Parquet, the session's format) and on random workloads with images and collections
+(Delta: the carried state is MERGEd). A batch that repeats processed write ids is rejected with
+a reason, and the audit adds up over the batches."""
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from outputs import rows_of, snapshot
+from random_cql import random_statements, random_tables
+
+NOW_US = 1_700_000_000_000_000
+STEP_US = 1000
+BUILD = ["build", "--exclude", "resource_type:seed", "--log-level", "warn"]
+# the processed-writes ledger and the audit are per batch: compared without the batch number / summed
+PER_BATCH = {"cdc_lake.cdc_processed_writes", "cdc_lake.cdc_write_audit"}
+AUDIT_COUNTS = ["input_writes", "accepted_writes", "logged_writes", "unlogged_writes", "rejected_writes", "log_rows"]
+# the carried state as its winners (on Parquet a key has one row per batch that wrote it)
+STATE_WINNERS = """
+select winner.* from (
+    select max_by(struct(*), struct(write_timestamp, not is_live, value, ttl_seconds, coordinator_now_us, write_id))
+        as winner
+    from cdc_intermediate.int_base_state group by state_key
+)
+"""
+
+
+def outputs_after(spark, build_batch, cuts: list[int]) -> dict[str, list[str]]:
+    """Build the writes with ids up to each cut in turn (the first build a full refresh) and
+    return every output table as sorted rows, per-batch tables made comparable."""
+    for number, cut in enumerate(cuts):
+        assert build_batch(cut, full_refresh=number == 0), f"the build of batch {number + 1} (writes <= {cut}) failed"
+    return comparable_outputs(spark, len(cuts))
+
+
+def comparable_outputs(spark, batches: int) -> dict[str, list[str]]:
+    outputs = {table: rows for table, rows in snapshot(spark).items() if table not in PER_BATCH}
+    outputs["cdc_lake.cdc_processed_writes"] = rows_of(
+        spark.table("cdc_lake.cdc_processed_writes").drop("batch_id"))
+    outputs["cdc_lake.cdc_write_audit"] = rows_of(spark.sql(
+        "select " + ", ".join(f"sum({c}) as {c}" for c in AUDIT_COUNTS) + " from cdc_lake.cdc_write_audit"))
+    outputs["cdc_intermediate.int_base_state"] = rows_of(spark.sql(STATE_WINNERS))
+    audits = spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()
+    assert [a.batch_id for a in audits] == list(range(1, batches + 1))
+    for audit in audits:
+        assert audit.input_writes == audit.logged_writes + audit.unlogged_writes + audit.rejected_writes
+    return outputs
+
+
+def assert_same_outputs(batched: dict, full: dict) -> None:
+    assert sorted(batched) == sorted(full)
+    for table in full:
+        assert batched[table] == full[table], f"{table} differs between batched and full builds"
+
+
+def split_points(write_ids: list[int], batches: int, rng: random.Random) -> list[int]:
+    """``batches`` cuts through the sorted write ids, the last one taking every write."""
+    inner = sorted(rng.sample(write_ids[:-1], batches - 1))
+    return inner + [write_ids[-1]]
+
+
+# ---- the example ---------------------------------------------------------------------------
+
+def example_batch_builder(spark, full_mutations):
+    """Build the example's writes up to a cut: the seeded input table is replaced by its
+    first writes."""
+    from cdclake import dbt
+
+    def build_batch(cut: int, full_refresh: bool) -> bool:
+        full_mutations.where(f"write_id is null or write_id <= {cut}").write.mode("overwrite") \
+            .format(os.environ["CDCLAKE_TABLE_FORMAT"]).saveAsTable("cdc_input.batch_mutations_tmp")
+        spark.sql("insert overwrite table cdc_input.base_mutations select * from cdc_input.batch_mutations_tmp")
+        return dbt.invoke(BUILD + (["--full-refresh"] if full_refresh else []))
+
+    return build_batch
+
+
+@pytest.fixture(scope="module")
+def example_in_batches(spark) -> tuple[dict, dict]:
+    """The example's writes built in three batches, then in one full build (left in the
+    warehouse): the outputs of each."""
+    from cdclake import dbt
+
+    assert dbt.invoke(["seed"]), "dbt seed failed"
+    full_mutations = spark.table("cdc_input.base_mutations").localCheckpoint()
+    write_ids = sorted(r.write_id for r in full_mutations.select("write_id").distinct().collect()
+                       if r.write_id is not None)
+    build_batch = example_batch_builder(spark, full_mutations)
+    cuts = [write_ids[len(write_ids) // 3], write_ids[2 * len(write_ids) // 3], write_ids[-1]]
+    batched = outputs_after(spark, build_batch, cuts)
+    full = outputs_after(spark, build_batch, [write_ids[-1]])
+    return batched, full
+
+
+def test_the_example_in_batches_equals_one_build(example_in_batches, example_outputs):
+    batched, full = example_in_batches
+    assert_same_outputs(batched, full)
+    for table in example_outputs:   # and the example's own build (`dbt build` with seeds)
+        if table not in PER_BATCH:
+            assert full[table] == example_outputs[table], table
+
+
+def test_a_build_stopped_before_its_ledger_runs_its_batch_again_once(spark, example_in_batches):
+    """A build stopped after the log, the audit and the state were written but before the
+    ledger: the next build takes the same batch again and adds nothing twice."""
+    from cdclake import dbt
+
+    _, full = example_in_batches
+    spark.sql("truncate table cdc_lake.cdc_processed_writes")   # the ledger append never happened
+    assert dbt.invoke(BUILD)
+    assert comparable_outputs(spark, batches=1) == full
+
+
+def test_a_batch_with_processed_write_ids_is_rejected(spark, example_in_batches):
+    """Writes appended with ids below the last processed one are rejected, named and counted;
+    the build goes on."""
+    from cdclake import dbt
+
+    last = spark.table("cdc_lake.cdc_processed_writes").agg({"write_id": "max"}).first()[0]
+    accepted = [r.write_id for r in spark.sql(
+        "select write_id from cdc_lake.cdc_processed_writes where status = 'accepted' order by write_id limit 2"
+    ).collect()]
+    # two accepted writes again, under new ids below the last processed one
+    mutations = spark.table("cdc_input.base_mutations")
+    late = mutations.where(f"write_id in ({accepted[0]}, {accepted[1]})") \
+        .selectExpr(*["-write_id as write_id" if c == "write_id" else f"`{c}`" for c in mutations.columns])
+    late.localCheckpoint().write.insertInto("cdc_input.base_mutations")
+    assert dbt.invoke(BUILD), "late writes fail nothing: they are rejected"
+
+    rejected = {r.write_id: r for r in spark.table("cdc_lake.cdc_rejected_writes").collect()}
+    for write_id in (-accepted[0], -accepted[1]):
+        assert rejected[write_id].reason == "invalid_input"
+        assert rejected[write_id].error_text == (
+            f"write_id: write {write_id} is not above the last processed write id {last} (batch 1); "
+            "new writes need higher ids, or rebuild with --full-refresh")
+    audit = spark.table("cdc_lake.cdc_write_audit").where("batch_id = 2").first()
+    assert (audit.input_writes, audit.rejected_writes, audit.accepted_writes, audit.log_rows) == (2, 2, 0, 0)
+    assert spark.table("cdc_lake.cdc_processed_writes").where("batch_id = 2").count() == 2
+
+
+# ---- random workloads ----------------------------------------------------------------------
+
+def workload_batch_builder(spark, script_result, workspace: Path):
+    """Build a front-door workload's writes up to a cut in a scratch project (as replay does)."""
+    from cdclake import dbt, generation_tables, inputs, log_models
+    from cdclake.replay import default_generations, prepare_scratch_project
+
+    project = prepare_scratch_project(workspace)
+    log_models.write_log_models(project, script_result.tables, columns=script_result.columns,
+                                types=script_result.types)
+    table_format = os.environ["CDCLAKE_TABLE_FORMAT"]
+    generation_tables.load(spark, default_generations(NOW_US), table_format)
+
+    def build_batch(cut: int, full_refresh: bool) -> bool:
+        inputs.write_inputs(spark, atoms=[a for a in script_result.atoms if a.write_id <= cut],
+                            tables=script_result.tables, columns=script_result.columns,
+                            types=script_result.types, table_format=table_format)
+        return dbt.invoke(BUILD + (["--full-refresh"] if full_refresh else []), project_dir=project)
+
+    return build_batch
+
+
+@settings(max_examples=1, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace, monkeypatch):
+    """Four random tables (images, collections, static columns, range deletes as drawn), their
+    writes split into 2-5 batches, built on Delta: every output equals the full build's."""
+    from cdclake.cql.interpreter import run_script
+    from test_random_workloads import script_of
+
+    chosen = []
+    for number in range(4):
+        table = data.draw(random_tables(f"inc_{number}"))
+        chosen.append((table, data.draw(random_statements(table, NOW_US))))
+    script = script_of(chosen)
+    (test_workspace / "incremental_workload.cql").write_text(script)
+    result = run_script(script, now_us=NOW_US, step_us=STEP_US)
+    assert not result.errors, result.errors
+    write_ids = sorted({a.write_id for a in result.atoms})
+    batches = data.draw(st.integers(2, min(5, len(write_ids))), label="batches")
+    cuts = split_points(write_ids, batches, random.Random(data.draw(st.integers(0, 2**32), label="seed")))
+
+    monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "delta")
+    build_batch = workload_batch_builder(spark, result, test_workspace / "incremental_replay")
+    batched = outputs_after(spark, build_batch, cuts)
+    # Delta keeps each build's version: the audit had k rows after the k-th build
+    versions = sorted(r.version for r in spark.sql("describe history cdc_lake.cdc_write_audit").collect())
+    assert [spark.sql(f"select count(*) from cdc_lake.cdc_write_audit version as of {v}").first()[0]
+            for v in versions] == list(range(1, batches + 1))
+    full = outputs_after(spark, build_batch, [write_ids[-1]])
+    assert_same_outputs(batched, full)
+    assert spark.sql("describe detail cdc_intermediate.int_base_state").first().format == "delta"
+    assert spark.sql("select count(*) - count(distinct state_key) from cdc_intermediate.int_base_state").first()[0] == 0
