@@ -59,3 +59,17 @@
         )
     {%- endif -%}
 {%- endmacro %}
+
+
+{% macro cdc_batch_state_atoms() -%}
+    {#- A subquery of the batch's accepted atoms in the carried state's columns: what images,
+        the carried state and the round trip add to the state; a range tombstone once (its
+        start-bound piece carries both bounds). -#}
+    (
+        select {{ cdc_state_columns() | join(', ') }}
+        from {{ ref('int_mutation_atoms_keyed') }} as keyed
+        left semi join {{ ref('int_writes_admitted') }} as writes
+            on keyed.write_id = writes.write_id and writes.status = 'accepted'
+        where keyed.bound_side is null or keyed.bound_side = 'start'
+    )
+{%- endmacro %}

@@ -23,21 +23,9 @@ table_versions as (
 
 ),
 
-accepted_writes as (
-
-    select write_id from {{ ref('int_writes_admitted') }}
-    where status = 'accepted'
-
-),
-
 batch_atoms as (
 
-    -- a range tombstone appears once (its start-bound piece carries both bounds)
-    select {{ cdc_state_columns() | join(', ') }}
-    from {{ ref('int_mutation_atoms_keyed') }} as keyed
-    left semi join accepted_writes
-        on keyed.write_id = accepted_writes.write_id
-    where keyed.bound_side is null or keyed.bound_side = 'start'
+    select * from {{ cdc_batch_state_atoms() }} as batch
 
 ),
 

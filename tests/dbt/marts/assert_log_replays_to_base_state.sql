@@ -50,11 +50,8 @@ accepted_writes as (
 
 batch_logged_atoms as (
 
-    select {{ cdc_state_columns() | join(', ') }}
-    from {{ ref('int_mutation_atoms_keyed') }} as keyed
-    left semi join accepted_writes
-        on keyed.write_id = accepted_writes.write_id
-    where keyed.cdc_enabled and (keyed.bound_side is null or keyed.bound_side = 'start')
+    select * from {{ cdc_batch_state_atoms() }} as batch
+    where batch.cdc_enabled
 
 ),
 
