@@ -72,11 +72,16 @@ def example_build(spark):
     Replays write the same schema, so the modules that read this build are named
     ``test_example_*``: they sort together, and no module among them replays."""
     from cdclake import dbt
+    from cdclake.paths import target_dir
     from outputs import snapshot
 
     # replays before it processed other writes under the same ids: a full refresh, as for new inputs
     assert dbt.invoke(["build", "--full-refresh"]), "dbt build of the example project failed"
     EXAMPLE_OUTPUTS.update(snapshot(spark))
+    run_results = json.loads((target_dir() / "run_results.json").read_text())
+    EXAMPLE_COMPILED_SQL.update(
+        {result["unique_id"]: result["compiled_code"] for result in run_results["results"] if result.get("compiled_code")}
+    )
     return spark
 
 
@@ -88,6 +93,13 @@ class Outputs(dict):
 
 
 EXAMPLE_OUTPUTS = Outputs()
+EXAMPLE_COMPILED_SQL: dict[str, str] = {}     # the example build's models and tests: {unique_id: compiled select}
+
+
+@pytest.fixture(scope="session")
+def example_compiled_sql(example_build) -> dict[str, str]:
+    """The compiled select of every model and dbt test the example build ran, by unique id."""
+    return EXAMPLE_COMPILED_SQL
 
 
 @pytest.fixture(scope="session")

@@ -8,11 +8,16 @@ with
 
 checked as (
 
+    -- the UDFs' results come out of a generator, which a filter on them cannot be pushed
+    -- below: each UDF runs once per row (test_example_query_plans.py)
     select
-        *,
-        {{ cdc_udf('cdc_stream_id_token') }}({{ column_name }}) as stream_token,
-        {{ cdc_udf('cdc_stream_id_vnode_index') }}({{ column_name }}) as stream_vnode_index
-    from {{ model }}
+        model_rows.*,
+        decoded_ids.*
+    from {{ model }} as model_rows
+        lateral view inline(array(named_struct(
+            'stream_token', {{ cdc_udf('cdc_stream_id_token') }}(model_rows.{{ column_name }}),
+            'stream_vnode_index', {{ cdc_udf('cdc_stream_id_vnode_index') }}(model_rows.{{ column_name }})
+        ))) decoded_ids
 
 )
 

@@ -7,15 +7,21 @@ with
 
 decoded as (
 
+    -- the UDFs' results come out of a generator, which a filter on them cannot be pushed
+    -- below: each UDF runs once per row (test_example_query_plans.py)
     select
-        *,
-        {{ cdc_udf('cdc_stream_id_version') }}({{ column_name }}) as stream_version,
-        {{ cdc_udf('cdc_stream_id_vnode_index') }}({{ column_name }}) as stream_vnode_index,
-        {{ cdc_udf('cdc_stream_id_token') }}({{ column_name }}) as stream_token,
-        {{ cdc_udf('cdc_find_first_token_for_shard') }}(
-            {{ range_start }}, {{ range_end }}, cast({{ shard_count }} as int), {{ ignore_msb }}, {{ shard }}
-        ) as expected_token
-    from {{ model }}
+        model_rows.*,
+        decoded_ids.*
+    from {{ model }} as model_rows
+        lateral view inline(array(named_struct(
+            'stream_version', {{ cdc_udf('cdc_stream_id_version') }}(model_rows.{{ column_name }}),
+            'stream_vnode_index', {{ cdc_udf('cdc_stream_id_vnode_index') }}(model_rows.{{ column_name }}),
+            'stream_token', {{ cdc_udf('cdc_stream_id_token') }}(model_rows.{{ column_name }}),
+            'expected_token', {{ cdc_udf('cdc_find_first_token_for_shard') }}(
+                model_rows.{{ range_start }}, model_rows.{{ range_end }}, cast(model_rows.{{ shard_count }} as int),
+                model_rows.{{ ignore_msb }}, model_rows.{{ shard }}
+            )
+        ))) decoded_ids
 
 )
 

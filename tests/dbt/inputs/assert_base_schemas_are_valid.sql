@@ -235,12 +235,14 @@ problems as (
 
     select concat(
         declared_types.declaration, ' ', {{ cdc_quoted('declared_types.cql_type') }}, ': ',
-        coalesce({{ cdc_udf('cdc_type_error') }}(declared_types.cql_type, declared_types.user_types_json), 'missing')
+        coalesce(type_errors.type_error, 'missing')
     ) as problem
     from declared_types
-    where
-        declared_types.cql_type is null
-        or {{ cdc_udf('cdc_type_error') }}(declared_types.cql_type, declared_types.user_types_json) is not null
+        -- out of a generator, which the filter cannot be pushed below: the UDF runs once per row
+        lateral view explode(array(
+            {{ cdc_udf('cdc_type_error') }}(declared_types.cql_type, declared_types.user_types_json)
+        )) type_errors as type_error
+    where declared_types.cql_type is null or type_errors.type_error is not null
 
     union all
 
