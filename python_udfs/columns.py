@@ -47,3 +47,25 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values

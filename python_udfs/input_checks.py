@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
 from python_udfs.errors import problem_text
@@ -133,29 +134,24 @@ def _skip(text: str, pos: int) -> int:
 
 @returns("string")
 def cdc_value_error(value: String, cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([value_error(v, t, u) for v, t, u in zip(value.tolist(), cql_type.tolist(),
-                                                              user_types_json.tolist())], dtype=object)
+    return per_distinct_row(value_error, value, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+    return per_distinct_row(type_error, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
-    return pd.Series(
-        [
-            key_error(k, None if n is None else list(n), None if t is None else list(t), bool(p))
-            for k, n, t, p in zip(key.tolist(), names.tolist(), types.tolist(), allow_prefix.tolist())
-        ],
-        dtype=object,
+    return per_distinct_row(
+        lambda k, n, t, p: key_error(k, n, t, bool(p)), key, names, types, allow_prefix
     )
 
 
 @returns("map<string, string>")
 def cdc_json_members(text: String) -> pd.Series:
-    return pd.Series([json_members(t) for t in text.tolist()], dtype=object)
+    return per_distinct_row(json_members, text)
 
 
 def sql_functions() -> dict[str, Callable]:

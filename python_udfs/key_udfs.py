@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from python_udfs.clustering import clustering_sort_key
-from python_udfs.columns import nullable
+from python_udfs.columns import nullable, per_distinct_row
 from python_udfs.cql_types import UdtRegistry
 from python_udfs.sql_signature import String, StringArray, returns
 from python_udfs.tokens import tokens_of_partition_keys
@@ -23,18 +23,15 @@ def make_clustering_sort_key_udf(udts: UdtRegistry | None = None) -> Callable:
     @returns("binary")
     def cdc_clustering_sort_key(ck: String, names: StringArray, types: StringArray, orders: StringArray,
                                 bound: String) -> pd.Series:
-        keys = []
-        for row in zip(ck.tolist(), names.tolist(), types.tolist(), orders.tolist(), bound.tolist()):
-            ck_json, row_names, row_types, row_orders, row_bound = row
-            if row_names is None or row_types is None or row_orders is None or row_bound is None:
-                keys.append(None)
-                continue
-            try:
-                keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
-                                                row_bound, udts))
-            except Exception:  # noqa: BLE001 -- a bad key is its row's problem (cdc_key_error says which)
-                keys.append(None)
-        return pd.Series(keys, dtype=object)
+        return per_distinct_row(sort_key_or_none, ck, names, types, orders, bound)
+
+    def sort_key_or_none(ck_json, row_names, row_types, row_orders, row_bound) -> bytes | None:
+        if row_names is None or row_types is None or row_orders is None or row_bound is None:
+            return None
+        try:
+            return clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders), row_bound, udts)
+        except Exception:  # noqa: BLE001 -- a bad key is its row's problem (cdc_key_error says which)
+            return None
 
     return cdc_clustering_sort_key
 

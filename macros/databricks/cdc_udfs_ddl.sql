@@ -1096,6 +1096,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.sql_signature', r'''"""SQL signatures of the batch functions behind the SQL UDFs, without importing PySpark.
 
@@ -1524,7 +1546,7 @@ import numpy as np
 import pandas as pd
 
 from python_udfs.clustering import clustering_sort_key
-from python_udfs.columns import nullable
+from python_udfs.columns import nullable, per_distinct_row
 from python_udfs.cql_types import UdtRegistry
 from python_udfs.sql_signature import String, StringArray, returns
 from python_udfs.tokens import tokens_of_partition_keys
@@ -1536,18 +1558,15 @@ def make_clustering_sort_key_udf(udts: UdtRegistry | None = None) -> Callable:
     @returns("binary")
     def cdc_clustering_sort_key(ck: String, names: StringArray, types: StringArray, orders: StringArray,
                                 bound: String) -> pd.Series:
-        keys = []
-        for row in zip(ck.tolist(), names.tolist(), types.tolist(), orders.tolist(), bound.tolist()):
-            ck_json, row_names, row_types, row_orders, row_bound = row
-            if row_names is None or row_types is None or row_orders is None or row_bound is None:
-                keys.append(None)
-                continue
-            try:
-                keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
-                                                row_bound, udts))
-            except Exception:  # noqa: BLE001 -- a bad key is its row's problem (cdc_key_error says which)
-                keys.append(None)
-        return pd.Series(keys, dtype=object)
+        return per_distinct_row(sort_key_or_none, ck, names, types, orders, bound)
+
+    def sort_key_or_none(ck_json, row_names, row_types, row_orders, row_bound) -> bytes | None:
+        if row_names is None or row_types is None or row_orders is None or row_bound is None:
+            return None
+        try:
+            return clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders), row_bound, udts)
+        except Exception:  # noqa: BLE001 -- a bad key is its row's problem (cdc_key_error says which)
+            return None
 
     return cdc_clustering_sort_key
 
@@ -1653,6 +1672,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
 from __future__ import annotations
@@ -2588,6 +2629,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
 from __future__ import annotations
@@ -3523,6 +3586,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
 from __future__ import annotations
@@ -4458,6 +4543,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
 from __future__ import annotations
@@ -5393,6 +5500,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
 from __future__ import annotations
@@ -6328,6 +6457,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
 from __future__ import annotations
@@ -7263,6 +7414,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
 from __future__ import annotations
@@ -8198,6 +8371,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
 from __future__ import annotations
@@ -9133,6 +9328,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
 from __future__ import annotations
@@ -11062,6 +11279,28 @@ def objects(values: list, valid: np.ndarray) -> pd.Series:
 def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
     valid = series.notna().to_numpy()
     return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
 ''')
 _module('python_udfs.sql_signature', r'''"""SQL signatures of the batch functions behind the SQL UDFs, without importing PySpark.
 
@@ -11490,7 +11729,7 @@ import numpy as np
 import pandas as pd
 
 from python_udfs.clustering import clustering_sort_key
-from python_udfs.columns import nullable
+from python_udfs.columns import nullable, per_distinct_row
 from python_udfs.cql_types import UdtRegistry
 from python_udfs.sql_signature import String, StringArray, returns
 from python_udfs.tokens import tokens_of_partition_keys
@@ -11502,18 +11741,15 @@ def make_clustering_sort_key_udf(udts: UdtRegistry | None = None) -> Callable:
     @returns("binary")
     def cdc_clustering_sort_key(ck: String, names: StringArray, types: StringArray, orders: StringArray,
                                 bound: String) -> pd.Series:
-        keys = []
-        for row in zip(ck.tolist(), names.tolist(), types.tolist(), orders.tolist(), bound.tolist()):
-            ck_json, row_names, row_types, row_orders, row_bound = row
-            if row_names is None or row_types is None or row_orders is None or row_bound is None:
-                keys.append(None)
-                continue
-            try:
-                keys.append(clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders),
-                                                row_bound, udts))
-            except Exception:  # noqa: BLE001 -- a bad key is its row's problem (cdc_key_error says which)
-                keys.append(None)
-        return pd.Series(keys, dtype=object)
+        return per_distinct_row(sort_key_or_none, ck, names, types, orders, bound)
+
+    def sort_key_or_none(ck_json, row_names, row_types, row_orders, row_bound) -> bytes | None:
+        if row_names is None or row_types is None or row_orders is None or row_bound is None:
+            return None
+        try:
+            return clustering_sort_key(ck_json, list(row_names), list(row_types), list(row_orders), row_bound, udts)
+        except Exception:  # noqa: BLE001 -- a bad key is its row's problem (cdc_key_error says which)
+            return None
 
     return cdc_clustering_sort_key
 
@@ -11570,6 +11806,78 @@ def _module(name, source):
 _package = types.ModuleType('python_udfs')
 _package.__path__ = []
 sys.modules['python_udfs'] = _package
+_module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
+
+Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+EXACT_FLOAT_LIMIT = 1 << 53
+
+
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
+    if series.dtype.kind in "iu":
+        return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
+    valid = series.notna().to_numpy()
+    values = np.zeros(len(series), dtype=np.int64)
+    if series.dtype.kind == "f":
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
+    else:
+        values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
+    return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
+
+
+def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
+    """A nullable integer Series (``Int64``/``Int32``): exact through Arrow, nulls where invalid."""
+    return pd.Series(pd.arrays.IntegerArray(values.astype(dtype.lower()), ~valid))
+
+
+def objects(values: list, valid: np.ndarray) -> pd.Series:
+    return pd.Series([value if ok else None for value, ok in zip(values, valid)], dtype=object)
+
+
+def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
+    valid = series.notna().to_numpy()
+    return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
+''')
 _module('python_udfs.errors', r'''"""Errors raised by the CQL value and type layer.
 
 Both are ``ValueError`` subclasses so callers can catch either one broadly; the message always
@@ -12537,6 +12845,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
 from python_udfs.errors import problem_text
@@ -12658,29 +12967,24 @@ def _skip(text: str, pos: int) -> int:
 
 @returns("string")
 def cdc_value_error(value: String, cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([value_error(v, t, u) for v, t, u in zip(value.tolist(), cql_type.tolist(),
-                                                              user_types_json.tolist())], dtype=object)
+    return per_distinct_row(value_error, value, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+    return per_distinct_row(type_error, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
-    return pd.Series(
-        [
-            key_error(k, None if n is None else list(n), None if t is None else list(t), bool(p))
-            for k, n, t, p in zip(key.tolist(), names.tolist(), types.tolist(), allow_prefix.tolist())
-        ],
-        dtype=object,
+    return per_distinct_row(
+        lambda k, n, t, p: key_error(k, n, t, bool(p)), key, names, types, allow_prefix
     )
 
 
 @returns("map<string, string>")
 def cdc_json_members(text: String) -> pd.Series:
-    return pd.Series([json_members(t) for t in text.tolist()], dtype=object)
+    return per_distinct_row(json_members, text)
 
 
 def sql_functions() -> dict[str, Callable]:
@@ -12730,6 +13034,78 @@ def _module(name, source):
 _package = types.ModuleType('python_udfs')
 _package.__path__ = []
 sys.modules['python_udfs'] = _package
+_module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
+
+Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+EXACT_FLOAT_LIMIT = 1 << 53
+
+
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
+    if series.dtype.kind in "iu":
+        return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
+    valid = series.notna().to_numpy()
+    values = np.zeros(len(series), dtype=np.int64)
+    if series.dtype.kind == "f":
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
+    else:
+        values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
+    return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
+
+
+def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
+    """A nullable integer Series (``Int64``/``Int32``): exact through Arrow, nulls where invalid."""
+    return pd.Series(pd.arrays.IntegerArray(values.astype(dtype.lower()), ~valid))
+
+
+def objects(values: list, valid: np.ndarray) -> pd.Series:
+    return pd.Series([value if ok else None for value, ok in zip(values, valid)], dtype=object)
+
+
+def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
+    valid = series.notna().to_numpy()
+    return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
+''')
 _module('python_udfs.errors', r'''"""Errors raised by the CQL value and type layer.
 
 Both are ``ValueError`` subclasses so callers can catch either one broadly; the message always
@@ -13697,6 +14073,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
 from python_udfs.errors import problem_text
@@ -13818,29 +14195,24 @@ def _skip(text: str, pos: int) -> int:
 
 @returns("string")
 def cdc_value_error(value: String, cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([value_error(v, t, u) for v, t, u in zip(value.tolist(), cql_type.tolist(),
-                                                              user_types_json.tolist())], dtype=object)
+    return per_distinct_row(value_error, value, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+    return per_distinct_row(type_error, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
-    return pd.Series(
-        [
-            key_error(k, None if n is None else list(n), None if t is None else list(t), bool(p))
-            for k, n, t, p in zip(key.tolist(), names.tolist(), types.tolist(), allow_prefix.tolist())
-        ],
-        dtype=object,
+    return per_distinct_row(
+        lambda k, n, t, p: key_error(k, n, t, bool(p)), key, names, types, allow_prefix
     )
 
 
 @returns("map<string, string>")
 def cdc_json_members(text: String) -> pd.Series:
-    return pd.Series([json_members(t) for t in text.tolist()], dtype=object)
+    return per_distinct_row(json_members, text)
 
 
 def sql_functions() -> dict[str, Callable]:
@@ -13890,6 +14262,78 @@ def _module(name, source):
 _package = types.ModuleType('python_udfs')
 _package.__path__ = []
 sys.modules['python_udfs'] = _package
+_module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
+
+Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+EXACT_FLOAT_LIMIT = 1 << 53
+
+
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
+    if series.dtype.kind in "iu":
+        return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
+    valid = series.notna().to_numpy()
+    values = np.zeros(len(series), dtype=np.int64)
+    if series.dtype.kind == "f":
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
+    else:
+        values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
+    return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
+
+
+def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
+    """A nullable integer Series (``Int64``/``Int32``): exact through Arrow, nulls where invalid."""
+    return pd.Series(pd.arrays.IntegerArray(values.astype(dtype.lower()), ~valid))
+
+
+def objects(values: list, valid: np.ndarray) -> pd.Series:
+    return pd.Series([value if ok else None for value, ok in zip(values, valid)], dtype=object)
+
+
+def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
+    valid = series.notna().to_numpy()
+    return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
+''')
 _module('python_udfs.errors', r'''"""Errors raised by the CQL value and type layer.
 
 Both are ``ValueError`` subclasses so callers can catch either one broadly; the message always
@@ -14857,6 +15301,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
 from python_udfs.errors import problem_text
@@ -14978,29 +15423,24 @@ def _skip(text: str, pos: int) -> int:
 
 @returns("string")
 def cdc_value_error(value: String, cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([value_error(v, t, u) for v, t, u in zip(value.tolist(), cql_type.tolist(),
-                                                              user_types_json.tolist())], dtype=object)
+    return per_distinct_row(value_error, value, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+    return per_distinct_row(type_error, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
-    return pd.Series(
-        [
-            key_error(k, None if n is None else list(n), None if t is None else list(t), bool(p))
-            for k, n, t, p in zip(key.tolist(), names.tolist(), types.tolist(), allow_prefix.tolist())
-        ],
-        dtype=object,
+    return per_distinct_row(
+        lambda k, n, t, p: key_error(k, n, t, bool(p)), key, names, types, allow_prefix
     )
 
 
 @returns("map<string, string>")
 def cdc_json_members(text: String) -> pd.Series:
-    return pd.Series([json_members(t) for t in text.tolist()], dtype=object)
+    return per_distinct_row(json_members, text)
 
 
 def sql_functions() -> dict[str, Callable]:
@@ -15050,6 +15490,78 @@ def _module(name, source):
 _package = types.ModuleType('python_udfs')
 _package.__path__ = []
 sys.modules['python_udfs'] = _package
+_module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
+
+Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+EXACT_FLOAT_LIMIT = 1 << 53
+
+
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
+    if series.dtype.kind in "iu":
+        return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
+    valid = series.notna().to_numpy()
+    values = np.zeros(len(series), dtype=np.int64)
+    if series.dtype.kind == "f":
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
+    else:
+        values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
+    return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
+
+
+def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
+    """A nullable integer Series (``Int64``/``Int32``): exact through Arrow, nulls where invalid."""
+    return pd.Series(pd.arrays.IntegerArray(values.astype(dtype.lower()), ~valid))
+
+
+def objects(values: list, valid: np.ndarray) -> pd.Series:
+    return pd.Series([value if ok else None for value, ok in zip(values, valid)], dtype=object)
+
+
+def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
+    valid = series.notna().to_numpy()
+    return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
+            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+        return [None if value is None else tuple(value) for value in values]
+    return values
+''')
 _module('python_udfs.errors', r'''"""Errors raised by the CQL value and type layer.
 
 Both are ``ValueError`` subclasses so callers can catch either one broadly; the message always
@@ -16017,6 +16529,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
 from python_udfs.errors import problem_text
@@ -16138,29 +16651,24 @@ def _skip(text: str, pos: int) -> int:
 
 @returns("string")
 def cdc_value_error(value: String, cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([value_error(v, t, u) for v, t, u in zip(value.tolist(), cql_type.tolist(),
-                                                              user_types_json.tolist())], dtype=object)
+    return per_distinct_row(value_error, value, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_type_error(cql_type: String, user_types_json: String) -> pd.Series:
-    return pd.Series([type_error(t, u) for t, u in zip(cql_type.tolist(), user_types_json.tolist())], dtype=object)
+    return per_distinct_row(type_error, cql_type, user_types_json)
 
 
 @returns("string")
 def cdc_key_error(key: String, names: StringArray, types: StringArray, allow_prefix: Boolean) -> pd.Series:
-    return pd.Series(
-        [
-            key_error(k, None if n is None else list(n), None if t is None else list(t), bool(p))
-            for k, n, t, p in zip(key.tolist(), names.tolist(), types.tolist(), allow_prefix.tolist())
-        ],
-        dtype=object,
+    return per_distinct_row(
+        lambda k, n, t, p: key_error(k, n, t, bool(p)), key, names, types, allow_prefix
     )
 
 
 @returns("map<string, string>")
 def cdc_json_members(text: String) -> pd.Series:
-    return pd.Series([json_members(t) for t in text.tolist()], dtype=object)
+    return per_distinct_row(json_members, text)
 
 
 def sql_functions() -> dict[str, Callable]:
