@@ -65,7 +65,6 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values

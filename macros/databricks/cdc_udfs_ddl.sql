@@ -1114,8 +1114,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -1690,8 +1689,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -2647,8 +2645,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -3604,8 +3601,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -4561,8 +4557,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -5518,8 +5513,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -6475,8 +6469,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -7432,8 +7425,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -8389,8 +8381,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -9346,8 +9337,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -11297,8 +11287,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -11873,8 +11862,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -13101,8 +13089,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -14329,8 +14316,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
@@ -15557,8 +15543,7 @@ def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
 
 def _hashable(values: list) -> list:
     """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
-    if any(isinstance(value, np.ndarray) for value in values[:1]) or (
-            values and values[0] is None and any(isinstance(value, np.ndarray) for value in values)):
+    if any(isinstance(value, np.ndarray) for value in values):
         return [None if value is None else tuple(value) for value in values]
     return values
 ''')
