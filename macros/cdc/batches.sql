@@ -73,3 +73,28 @@
         where keyed.bound_side is null or keyed.bound_side = 'start'
     )
 {%- endmacro %}
+
+
+{% macro cdc_batch_and_carried_atoms(batch_atoms) -%}
+    {#- A subquery of the atoms of `batch_atoms` (a relation in the carried state's columns) and
+        the carried state of the partitions they write, with `is_carried`: the state a batch's
+        images and its round trip start from (elsewhere the state does not change). -#}
+    (
+        select
+            *,
+            false as is_carried
+        from {{ batch_atoms }}
+
+        union all
+
+        select
+            carried.*,
+            true as is_carried
+        from {{ cdc_carried_state() }} as carried
+        left semi join {{ batch_atoms }} as batch
+            on
+                carried.keyspace_name = batch.keyspace_name
+                and carried.table_name = batch.table_name
+                and carried.partition_key = batch.partition_key
+    )
+{%- endmacro %}

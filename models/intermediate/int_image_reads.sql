@@ -33,22 +33,7 @@ batch_and_carried_atoms as (
 
     -- the batch's accepted atoms and the state carried from earlier batches (write ids below
     -- the batch's) of the partitions the batch writes
-    select
-        *,
-        false as is_carried
-    from batch_atoms
-
-    union all
-
-    select
-        carried.*,
-        true as is_carried
-    from {{ cdc_carried_state() }} as carried
-    left semi join batch_atoms
-        on
-            carried.keyspace_name = batch_atoms.keyspace_name
-            and carried.table_name = batch_atoms.table_name
-            and carried.partition_key = batch_atoms.partition_key
+    select * from {{ cdc_batch_and_carried_atoms('batch_atoms') }} as atoms
 
 ),
 

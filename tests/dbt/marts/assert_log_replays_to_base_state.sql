@@ -59,23 +59,8 @@ logged_atoms as (
 
     -- the batch's accepted atoms of CDC-enabled schema versions, and the carried state's of
     -- the partitions they write (elsewhere the earlier batches' checks hold)
-    select
-        *,
-        false as is_carried
-    from batch_logged_atoms
-
-    union all
-
-    select
-        carried.*,
-        true as is_carried
-    from {{ cdc_carried_state() }} as carried
-    left semi join batch_logged_atoms
-        on
-            carried.keyspace_name = batch_logged_atoms.keyspace_name
-            and carried.table_name = batch_logged_atoms.table_name
-            and carried.partition_key = batch_logged_atoms.partition_key
-    where carried.cdc_enabled
+    select * from {{ cdc_batch_and_carried_atoms('batch_logged_atoms') }} as atoms
+    where atoms.cdc_enabled
 
 ),
 
