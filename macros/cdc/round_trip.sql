@@ -23,6 +23,28 @@
 {%- endmacro %}
 
 
+{% macro cdc_write_fact(
+    is_static, row_position, fact_kind, column_name='null', element_key='null', is_live='null', value='null',
+    ts='null', ttl='null', start_position='null', end_position='null'
+) -%}
+    {#- One write fact (a cell, marker or tombstone, as `cdc_live_cells` merges them) as a struct of
+        fixed field types, so that facts of every kind go through one generator. -#}
+    named_struct(
+        'is_static', cast({{ is_static }} as boolean),
+        'row_position', cast({{ row_position }} as binary),
+        'fact_kind', cast({{ fact_kind }} as string),
+        'column_name', cast({{ column_name }} as string),
+        'element_key', cast({{ element_key }} as string),
+        'is_live', cast({{ is_live }} as boolean),
+        'value', cast({{ value }} as string),
+        'ts', cast({{ ts }} as bigint),
+        'ttl', cast({{ ttl }} as bigint),
+        'start_position', cast({{ start_position }} as binary),
+        'end_position', cast({{ end_position }} as binary)
+    )
+{%- endmacro %}
+
+
 {% macro cdc_live_cells(facts, name) -%}
     {#- CTEs `<name>_winners` and `<name>`: the live cells and row markers of a set of write facts
         (cells, markers and tombstones), merged as ScyllaDB merges them: per cell the highest

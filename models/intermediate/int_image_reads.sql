@@ -287,208 +287,154 @@ range_deletions as (
 
 ),
 
-row_deletions as (
+read_states as (
 
-    -- the newest row, range or partition tombstone covering each row read
+    -- each key's winner at each read, with the newest row tombstone of its row and collection
+    -- tombstone of its column (themselves winners of the running state)
     select
-        partition_deletions.write_id,
-        partition_deletions.keyspace_name,
-        partition_deletions.table_name,
-        partition_deletions.partition_key,
-        partition_deletions.is_static,
-        partition_deletions.row_position,
-        greatest(
-            partition_deletions.deleted_up_to, row_tombstones.winner.write_timestamp, range_deletions.deleted_up_to
-        ) as deleted_up_to
-    from partition_deletions
-    left join read_winners as row_tombstones
-        on
-            partition_deletions.write_id = row_tombstones.write_id
-            and partition_deletions.keyspace_name = row_tombstones.keyspace_name
-            and partition_deletions.table_name = row_tombstones.table_name
-            and partition_deletions.partition_key = row_tombstones.partition_key
-            and partition_deletions.is_static = row_tombstones.is_static
-            and partition_deletions.row_position = row_tombstones.row_position
-            and row_tombstones.atom_kind = 'row_tombstone'
-    left join range_deletions
-        on
-            partition_deletions.write_id = range_deletions.write_id
-            and partition_deletions.keyspace_name = range_deletions.keyspace_name
-            and partition_deletions.table_name = range_deletions.table_name
-            and partition_deletions.partition_key = range_deletions.partition_key
-            and partition_deletions.is_static = range_deletions.is_static
-            and partition_deletions.row_position = range_deletions.row_position
-
-),
-
-collection_deletions as (
-
-    select
-        read_winners.write_id,
-        read_winners.keyspace_name,
-        read_winners.table_name,
-        read_winners.partition_key,
-        read_winners.is_static,
-        read_winners.row_position,
-        read_winners.column_name,
-        read_winners.winner.write_timestamp as deleted_up_to
+        read_winners.*,
+        max(if(read_winners.atom_kind = 'row_tombstone', read_winners.winner.write_timestamp, null)) over (
+            partition by
+                read_winners.write_id, read_winners.keyspace_name, read_winners.table_name,
+                read_winners.partition_key, read_winners.is_static, read_winners.row_position
+        ) as row_deleted_at,
+        max(if(read_winners.atom_kind = 'collection_tombstone', read_winners.winner.write_timestamp, null)) over (
+            partition by
+                read_winners.write_id, read_winners.keyspace_name, read_winners.table_name,
+                read_winners.partition_key, read_winners.is_static, read_winners.row_position,
+                read_winners.column_name
+        ) as collection_deleted_at
     from read_winners
-    where read_winners.atom_kind = 'collection_tombstone'
-
-),
-
-winning_cells as (
-
-    select
-        write_id,
-        keyspace_name,
-        table_name,
-        partition_key,
-        is_static,
-        row_position,
-        read_now_us,
-        atom_kind,
-        column_name,
-        element_key,
-        winner
-    from read_winners
-    where atom_kind in ('cell', 'row_marker')
 
 ),
 
 live_cells as (
 
-    select winning_cells.*
-    from winning_cells
-    left join row_deletions
+    -- the cells and row markers no tombstone covers and no TTL expired at the read
+    select
+        read_states.write_id,
+        read_states.keyspace_name,
+        read_states.table_name,
+        read_states.partition_key,
+        read_states.is_static,
+        read_states.row_position,
+        read_states.atom_kind,
+        read_states.column_name,
+        read_states.element_key,
+        read_states.winner.value
+    from read_states
+    inner join partition_deletions
         on
-            winning_cells.write_id = row_deletions.write_id
-            and winning_cells.keyspace_name = row_deletions.keyspace_name
-            and winning_cells.table_name = row_deletions.table_name
-            and winning_cells.partition_key = row_deletions.partition_key
-            and winning_cells.is_static = row_deletions.is_static
-            and winning_cells.row_position = row_deletions.row_position
-    left join collection_deletions
+            read_states.write_id = partition_deletions.write_id
+            and read_states.keyspace_name = partition_deletions.keyspace_name
+            and read_states.table_name = partition_deletions.table_name
+            and read_states.partition_key = partition_deletions.partition_key
+            and read_states.is_static = partition_deletions.is_static
+            and read_states.row_position = partition_deletions.row_position
+    left join range_deletions
         on
-            winning_cells.write_id = collection_deletions.write_id
-            and winning_cells.keyspace_name = collection_deletions.keyspace_name
-            and winning_cells.table_name = collection_deletions.table_name
-            and winning_cells.partition_key = collection_deletions.partition_key
-            and winning_cells.is_static = collection_deletions.is_static
-            and winning_cells.row_position = collection_deletions.row_position
-            and winning_cells.column_name = collection_deletions.column_name
+            read_states.write_id = range_deletions.write_id
+            and read_states.keyspace_name = range_deletions.keyspace_name
+            and read_states.table_name = range_deletions.table_name
+            and read_states.partition_key = range_deletions.partition_key
+            and read_states.is_static = range_deletions.is_static
+            and read_states.row_position = range_deletions.row_position
     where
-        not winning_cells.winner.is_dead
-        and (row_deletions.deleted_up_to is null or winning_cells.winner.write_timestamp > row_deletions.deleted_up_to)
+        read_states.atom_kind in ('cell', 'row_marker')
+        and not read_states.winner.is_dead
+        -- newer than the newest partition, row, range or collection tombstone (none: null)
+        and coalesce(read_states.winner.write_timestamp > greatest(
+            partition_deletions.deleted_up_to, read_states.row_deleted_at, range_deletions.deleted_up_to,
+            read_states.collection_deleted_at
+        ), true)
         and (
-            collection_deletions.deleted_up_to is null
-            or winning_cells.winner.write_timestamp > collection_deletions.deleted_up_to
-        )
-        and (
-            coalesce(winning_cells.winner.ttl_seconds, 0) = 0
-            or winning_cells.read_now_us
+            coalesce(read_states.winner.ttl_seconds, 0) = 0
+            or read_states.read_now_us
             -- bigint: a TTL in seconds times 10^6 overflows an int above 35 minutes
-            < winning_cells.winner.written_now_us + cast(winning_cells.winner.ttl_seconds as bigint) * 1000000
+            < read_states.winner.written_now_us + cast(read_states.winner.ttl_seconds as bigint) * 1000000
         )
 
 ),
 
-row_liveness as (
+rows_and_cells as (
 
-    -- a clustered row exists iff its marker or any of its cells is live
+    -- each row read, then its live cells and markers; a row is live iff it has any of them
     select
-        rows_read.write_id,
-        rows_read.keyspace_name,
-        rows_read.table_name,
-        rows_read.partition_key,
-        rows_read.is_static,
-        rows_read.row_position,
-        rows_read.clustering_prefix,
-        count(live_cells.atom_kind) > 0 as is_live
-    from rows_read
-    left join live_cells
-        on
-            rows_read.write_id = live_cells.write_id
-            and rows_read.keyspace_name = live_cells.keyspace_name
-            and rows_read.table_name = live_cells.table_name
-            and rows_read.partition_key = live_cells.partition_key
-            and rows_read.is_static = live_cells.is_static
-            and rows_read.row_position = live_cells.row_position
-    group by
-        rows_read.write_id,
-        rows_read.keyspace_name,
-        rows_read.table_name,
-        rows_read.partition_key,
-        rows_read.is_static,
-        rows_read.row_position,
-        rows_read.clustering_prefix
+        *,
+        max(not is_row) over (
+            partition by write_id, keyspace_name, table_name, partition_key, is_static, row_position
+        ) as is_live
+    from (
+        select
+            write_id,
+            keyspace_name,
+            table_name,
+            partition_key,
+            is_static,
+            row_position,
+            clustering_prefix,
+            true as is_row,
+            null as atom_kind,
+            null as column_name,
+            null as element_key,
+            null as value
+        from rows_read
 
-),
+        union all
 
-read_cells as (
-
-    select
-        live_cells.write_id,
-        live_cells.keyspace_name,
-        live_cells.table_name,
-        live_cells.partition_key,
-        live_cells.is_static,
-        live_cells.row_position,
-        live_cells.column_name,
-        live_cells.element_key,
-        live_cells.winner.value
-    from live_cells
-    inner join write_shape
-        on
-            live_cells.write_id = write_shape.write_id
-            and live_cells.keyspace_name = write_shape.keyspace_name
-            and live_cells.table_name = write_shape.table_name
-            and live_cells.partition_key = write_shape.partition_key
-    left join columns_written
-        on
-            live_cells.write_id = columns_written.write_id
-            and live_cells.keyspace_name = columns_written.keyspace_name
-            and live_cells.table_name = columns_written.table_name
-            and live_cells.partition_key = columns_written.partition_key
-            and live_cells.is_static = columns_written.is_static
-            and live_cells.column_name = columns_written.column_name
-    where
-        live_cells.atom_kind = 'cell'
-        and (
-            if(live_cells.is_static, write_shape.reads_all_static_columns, write_shape.reads_all_regular_columns)
-            or columns_written.column_name is not null
-        )
+        select
+            write_id,
+            keyspace_name,
+            table_name,
+            partition_key,
+            is_static,
+            row_position,
+            null as clustering_prefix,
+            false as is_row,
+            atom_kind,
+            column_name,
+            element_key,
+            value
+        from live_cells
+    ) as rows_then_cells
 
 )
 
+-- the rows, and of their cells those of the columns ScyllaDB reads for the write
 select
-    write_id,
-    keyspace_name,
-    table_name,
-    partition_key,
-    is_static,
-    row_position,
-    clustering_prefix,
-    true as is_row,
-    is_live,
-    null as column_name,
-    null as element_key,
-    null as value
-from row_liveness
-
-union all
-
-select
-    write_id,
-    keyspace_name,
-    table_name,
-    partition_key,
-    is_static,
-    row_position,
-    null as clustering_prefix,
-    false as is_row,
-    true as is_live,
-    column_name,
-    element_key,
-    value
-from read_cells
+    rows_and_cells.write_id,
+    rows_and_cells.keyspace_name,
+    rows_and_cells.table_name,
+    rows_and_cells.partition_key,
+    rows_and_cells.is_static,
+    rows_and_cells.row_position,
+    rows_and_cells.clustering_prefix,
+    rows_and_cells.is_row,
+    rows_and_cells.is_live,
+    rows_and_cells.column_name,
+    rows_and_cells.element_key,
+    rows_and_cells.value
+from rows_and_cells
+left join write_shape
+    on
+        rows_and_cells.write_id = write_shape.write_id
+        and rows_and_cells.keyspace_name = write_shape.keyspace_name
+        and rows_and_cells.table_name = write_shape.table_name
+        and rows_and_cells.partition_key = write_shape.partition_key
+left join columns_written
+    on
+        rows_and_cells.write_id = columns_written.write_id
+        and rows_and_cells.keyspace_name = columns_written.keyspace_name
+        and rows_and_cells.table_name = columns_written.table_name
+        and rows_and_cells.partition_key = columns_written.partition_key
+        and rows_and_cells.is_static = columns_written.is_static
+        and rows_and_cells.column_name = columns_written.column_name
+where
+    rows_and_cells.is_row
+    or (
+        rows_and_cells.atom_kind = 'cell'
+        and (
+            if(rows_and_cells.is_static, write_shape.reads_all_static_columns, write_shape.reads_all_regular_columns)
+            or columns_written.column_name is not null
+        )
+    )

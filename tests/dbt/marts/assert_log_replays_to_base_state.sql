@@ -178,7 +178,9 @@ log_rows as (
         ) }} as partition_id,
         {{ cdc_json_object(
             "map_from_entries(collect_list(if(kind = 'clustering', struct(column_name, value), null)))"
-        ) }} as clustering_json
+        ) }} as clustering_json,
+        -- the cell that carries the row's own facts (every log row has partition key cells)
+        min(log_cells_described.column_name) as first_column_name
     from log_cells_described
     group by 1, 2, 3, 4, 5, 6, 7, 8
 
@@ -212,223 +214,139 @@ log_rows_placed as (
 
 ),
 
-value_cells as (
+log_rows_sequenced as (
 
+    -- each row with the next row of its change: a range delete's end row follows its start row
+    select
+        *,
+        lead(struct(`cdc$batch_seq_no` as batch_seq_no, operation, position)) over (
+            partition by keyspace_name, table_name, `cdc$stream_id`, `cdc$time`
+            order by `cdc$batch_seq_no`
+        ) as next_row
+    from log_rows_placed
+
+),
+
+log_cells_placed as (
+
+    -- each cell with its row: the rows are planned once (the facts below come out of one
+    -- generator), so the clustering-position UDF runs once per log row
     select
         cells.*,
         rows.partition_id,
-        rows.position
+        rows.operation,
+        rows.position,
+        rows.next_row,
+        cells.column_name = rows.first_column_name as carries_row_facts
     from log_cells_described as cells
-    inner join log_rows_placed as rows
+    inner join log_rows_sequenced as rows
         on
             cells.keyspace_name = rows.keyspace_name
             and cells.table_name = rows.table_name
             and cells.`cdc$stream_id` = rows.`cdc$stream_id`
             and cells.`cdc$time` = rows.`cdc$time`
             and cells.`cdc$batch_seq_no` = rows.`cdc$batch_seq_no`
-    where cells.kind in ('static', 'regular')
 
 ),
 
 log_facts as (
 
-    -- an INSERT's row marker
     select
-        keyspace_name,
-        table_name,
-        partition_id,
-        false as is_static,
-        position as row_position,
-        'row_marker' as fact_kind,
-        null as column_name,
-        null as element_key,
-        true as is_live,
-        null as value,
-        ts,
-        ttl,
-        null as start_position,
-        null as end_position
-    from log_rows_placed
-    where operation = 2
-
-    union all
-
-    -- row and partition deletes
-    select
-        keyspace_name,
-        table_name,
-        partition_id,
-        false,
-        position,
-        if(operation = 3, 'row_tombstone', 'partition_tombstone'),
-        null,
-        null,
-        false,
-        null,
-        ts,
-        null,
-        null,
-        null
-    from log_rows_placed
-    where operation in (3, 4)
-
-    union all
-
-    -- a range delete: its start row and the end row that follows it
-    select
-        starts.keyspace_name,
-        starts.table_name,
-        starts.partition_id,
-        false,
-        null,
-        'range_tombstone',
-        null,
-        null,
-        false,
-        null,
-        starts.ts,
-        null,
-        starts.position,
-        ends.position
-    from log_rows_placed as starts
-    inner join log_rows_placed as ends
-        on
-            starts.keyspace_name = ends.keyspace_name
-            and starts.table_name = ends.table_name
-            and starts.`cdc$stream_id` = ends.`cdc$stream_id`
-            and starts.`cdc$time` = ends.`cdc$time`
-            and starts.`cdc$batch_seq_no` + 1 = ends.`cdc$batch_seq_no`
-    where starts.operation in (5, 6) and ends.operation in (7, 8)
-
-    union all
-
-    -- atomic columns: a value, or cdc$deleted_<c> for a dead cell
-    select
-        keyspace_name,
-        table_name,
-        partition_id,
-        kind = 'static',
-        if(kind = 'static', X'', position),
-        'cell',
-        base_column,
-        null,
-        role = 'value',
-        if(role = 'value', {{ cdc_json_text('value') }}, null),
-        ts,
-        if(role = 'value', `cdc$ttl`, null),
-        null,
-        null
-    from value_cells
-    where not is_multi_cell
-
-    union all
-
-    -- cdc$deleted_<c> of a collection: its tombstone, one microsecond before the change
-    select
-        keyspace_name,
-        table_name,
-        partition_id,
-        kind = 'static',
-        if(kind = 'static', X'', position),
-        'collection_tombstone',
-        base_column,
-        null,
-        false,
-        null,
-        ts - 1,
-        null,
-        null,
-        null
-    from value_cells
-    where is_multi_cell and role = 'deleted'
-
-    union all
-
-    -- added elements (explode, not lambdas): map and list entries
-    select
-        keyspace_name,
-        table_name,
-        partition_id,
-        kind = 'static',
-        if(kind = 'static', X'', position),
-        'cell',
-        base_column,
-        entry[0],
-        true,
-        entry[1],
-        ts,
-        `cdc$ttl`,
-        null,
-        null
-    from value_cells
-        lateral view explode(from_json(value, 'struct<map: array<array<string>>>').map) added as entry
-    where is_multi_cell and role = 'value' and is_keyed and not is_multi_cell_user_type
-
-    union all
-
-    -- set elements
-    select
-        keyspace_name,
-        table_name,
-        partition_id,
-        kind = 'static',
-        if(kind = 'static', X'', position),
-        'cell',
-        base_column,
-        element,
-        true,
-        null,
-        ts,
-        `cdc$ttl`,
-        null,
-        null
-    from value_cells
-        lateral view explode(from_json(value, 'struct<set: array<string>>').set) added as element
-    where is_multi_cell and role = 'value' and not is_keyed and not is_multi_cell_user_type
-
-    union all
-
-    -- user type fields with a value, keyed by their index
-    select
-        keyspace_name,
-        table_name,
-        partition_id,
-        kind = 'static',
-        if(kind = 'static', X'', position),
-        'cell',
-        base_column,
-        cast(array_position(udt_field_names, field_name) - 1 as string),
-        true,
-        field_value,
-        ts,
-        `cdc$ttl`,
-        null,
-        null
-    from value_cells
-        lateral view explode(from_json(value, 'struct<udt: map<string, string>>').udt) added as field_name, field_value
-    where is_multi_cell and role = 'value' and is_multi_cell_user_type and field_value is not null
-
-    union all
-
-    -- cdc$deleted_elements_<c>: removed elements
-    select
-        keyspace_name,
-        table_name,
-        partition_id,
-        kind = 'static',
-        if(kind = 'static', X'', position),
-        'cell',
-        base_column,
-        removed_key,
-        false,
-        null,
-        ts,
-        null,
-        null,
-        null
-    from value_cells
-        lateral view explode(from_json(value, 'struct<set: array<string>>').set) removed as removed_key
-    where role = 'deleted_elements'
+        cells.keyspace_name,
+        cells.table_name,
+        cells.partition_id,
+        fact.is_static,
+        fact.row_position,
+        fact.fact_kind,
+        fact.column_name,
+        fact.element_key,
+        fact.is_live,
+        fact.value,
+        fact.ts,
+        fact.ttl,
+        fact.start_position,
+        fact.end_position
+    from log_cells_placed as cells
+        lateral view inline(concat(
+            -- the row's facts, from one of its cells
+            if(cells.carries_row_facts, case
+                -- an INSERT's row marker
+                when cells.operation = 2 then array({{ cdc_write_fact(
+                    'false', 'cells.position', "'row_marker'", is_live='true', ts='cells.ts',
+                    ttl='cells.`cdc$ttl`'
+                ) }})
+                -- row and partition deletes
+                when cells.operation in (3, 4) then array({{ cdc_write_fact(
+                    'false', 'cells.position', "if(cells.operation = 3, 'row_tombstone', 'partition_tombstone')",
+                    is_live='false', ts='cells.ts'
+                ) }})
+                -- a range delete: its start row and the end row that follows it
+                when
+                    cells.operation in (5, 6) and cells.next_row.operation in (7, 8)
+                    and cells.next_row.batch_seq_no = cells.`cdc$batch_seq_no` + 1
+                    then array({{ cdc_write_fact(
+                        'false', 'null', "'range_tombstone'", is_live='false', ts='cells.ts',
+                        start_position='cells.position', end_position='cells.next_row.position'
+                    ) }})
+                else array()
+            end, array()),
+            -- the cell's facts (static and regular columns)
+            coalesce(case
+                when cells.kind not in ('static', 'regular') then array()
+                -- atomic columns: a value, or cdc$deleted_<c> for a dead cell
+                when not cells.is_multi_cell then array({{ cdc_write_fact(
+                    "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                    column_name='cells.base_column', is_live="cells.role = 'value'",
+                    value="if(cells.role = 'value', " ~ cdc_json_text('cells.value') ~ ", null)", ts='cells.ts',
+                    ttl="if(cells.role = 'value', cells.`cdc$ttl`, null)"
+                ) }})
+                -- cdc$deleted_<c> of a collection: its tombstone, one microsecond before the change
+                when cells.role = 'deleted' then array({{ cdc_write_fact(
+                    "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)",
+                    "'collection_tombstone'", column_name='cells.base_column', is_live='false',
+                    ts='cells.ts - 1'
+                ) }})
+                -- cdc$deleted_elements_<c>: removed elements
+                when cells.role = 'deleted_elements' then transform(
+                    from_json(cells.value, 'struct<set: array<string>>').set,
+                    removed -> {{ cdc_write_fact(
+                        "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                        column_name='cells.base_column', element_key='removed', is_live='false', ts='cells.ts'
+                    ) }}
+                )
+                -- user type fields with a value, keyed by their index
+                when cells.is_multi_cell_user_type then transform(
+                    filter(
+                        map_entries(from_json(cells.value, 'struct<udt: map<string, string>>').udt),
+                        field -> field.value is not null
+                    ),
+                    field -> {{ cdc_write_fact(
+                        "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                        column_name='cells.base_column',
+                        element_key='array_position(cells.udt_field_names, field.key) - 1',
+                        is_live='true', value='field.value', ts='cells.ts', ttl='cells.`cdc$ttl`'
+                    ) }}
+                )
+                -- added map and list entries
+                when cells.is_keyed then transform(
+                    from_json(cells.value, 'struct<map: array<array<string>>>').map,
+                    entry -> {{ cdc_write_fact(
+                        "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                        column_name='cells.base_column', element_key='entry[0]', is_live='true',
+                        value='entry[1]', ts='cells.ts', ttl='cells.`cdc$ttl`'
+                    ) }}
+                )
+                -- added set elements
+                else transform(
+                    from_json(cells.value, 'struct<set: array<string>>').set,
+                    element -> {{ cdc_write_fact(
+                        "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                        column_name='cells.base_column', element_key='element', is_live='true',
+                        ts='cells.ts', ttl='cells.`cdc$ttl`'
+                    ) }}
+                )
+            end, array())
+        )) fact
 
 ),
 
