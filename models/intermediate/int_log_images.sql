@@ -495,39 +495,39 @@ emitted as (
 
 image_columns as (
 
-    -- pre: the affected columns (`preimage: true`; all of them for a delete) or all
-    -- (`full`); post: all. A pre-image marks a column without value cdc$deleted_.
+    -- each emitted row with the columns its image shows: pre: the affected columns
+    -- (`preimage: true`; all of them for a delete) or all (`full`); post: all. Its first
+    -- column (or, showing none, the row alone) carries the row's header.
     select
         emitted.*,
-        base_columns.column_name
+        base_columns.column_name,
+        row_number() over (
+            partition by
+                emitted.write_id, emitted.keyspace_name, emitted.table_name, emitted.partition_key,
+                emitted.change_ts, emitted.image_kind, emitted.image_seq
+            order by base_columns.column_name
+        ) = 1 as carries_header
     from emitted
-    inner join base_columns
+    left join base_columns
         on
             emitted.keyspace_name = base_columns.keyspace_name
             and emitted.table_name = base_columns.table_name
             and emitted.schema_version = base_columns.schema_version
             and (base_columns.kind = 'static') = emitted.is_static
-    where
-        emitted.image_kind = 'post'
-        or emitted.cdc_preimage = 'full'
-        or emitted.is_deleted
-        or array_contains(emitted.columns_written, base_columns.column_name)
+            and (
+                emitted.image_kind = 'post'
+                or emitted.cdc_preimage = 'full'
+                or emitted.is_deleted
+                or array_contains(emitted.columns_written, base_columns.column_name)
+            )
 
 ),
 
 image_cells as (
 
     select
-        image_columns.write_id,
-        image_columns.keyspace_name,
-        image_columns.table_name,
-        image_columns.partition_key,
-        image_columns.change_ts,
-        image_columns.image_kind,
-        image_columns.image_seq,
-        if(state_values.value is null, concat('cdc$deleted_', image_columns.column_name), image_columns.column_name)
-            as column_name,
-        coalesce(state_values.value, 'true') as value
+        image_columns.*,
+        state_values.value as state_value
     from image_columns
     left join state_values
         on
@@ -540,36 +540,44 @@ image_cells as (
             and image_columns.row_position = state_values.row_position
             and image_columns.image_kind = state_values.image_kind
             and image_columns.column_name = state_values.column_name
-    where state_values.value is not null or image_columns.image_kind = 'pre'
 
 )
 
+-- the header rows and the cells (emitted rows are planned once: both come out of one
+-- generator); a pre-image marks a column without value cdc$deleted_
 select
-    write_id,
-    keyspace_name,
-    table_name,
-    partition_key,
-    change_ts,
-    image_kind,
-    image_seq,
-    operation,
-    if(is_static, null, clustering_prefix) as clustering_prefix,
-    null as column_name,
-    null as value
-from emitted
-
-union all
-
-select
-    write_id,
-    keyspace_name,
-    table_name,
-    partition_key,
-    change_ts,
-    image_kind,
-    image_seq,
-    null as operation,
-    null as clustering_prefix,
-    column_name,
-    value
+    image_cells.write_id,
+    image_cells.keyspace_name,
+    image_cells.table_name,
+    image_cells.partition_key,
+    image_cells.change_ts,
+    image_cells.image_kind,
+    image_cells.image_seq,
+    image_row.operation,
+    image_row.clustering_prefix,
+    image_row.column_name,
+    image_row.value
 from image_cells
+    lateral view inline(concat(
+        if(image_cells.carries_header, array(named_struct(
+            'operation', image_cells.operation,
+            'clustering_prefix', if(image_cells.is_static, null, image_cells.clustering_prefix),
+            'column_name', null,
+            'value', null
+        )), array()),
+        if(
+            image_cells.column_name is not null
+            and (image_cells.state_value is not null or image_cells.image_kind = 'pre'),
+            array(named_struct(
+                'operation', null,
+                'clustering_prefix', null,
+                'column_name', if(
+                    image_cells.state_value is null,
+                    concat('cdc$deleted_', image_cells.column_name),
+                    image_cells.column_name
+                ),
+                'value', coalesce(image_cells.state_value, 'true')
+            )),
+            array()
+        )
+    )) image_row
