@@ -229,8 +229,9 @@ log_rows_sequenced as (
 
 log_cells_placed as (
 
-    -- each cell with its row: the rows are planned once (the facts below come out of one
-    -- generator), so the clustering-position UDF runs once per log row
+    -- each cell with its row: the rows are planned once per use of the facts (they come out
+    -- of one generator below), so the clustering-position UDF runs once per log row for each
+    -- of the two references cdc_live_cells makes
     select
         cells.*,
         rows.partition_id,
