@@ -171,8 +171,6 @@ log_rows as (
         log_cells_described.`cdc$batch_seq_no`,
         -- a replicator applies the service's deletes (-3, -4) as row and partition deletes
         abs(log_cells_described.`cdc$operation`) as operation,
-        log_cells_described.`cdc$ttl` as ttl,
-        log_cells_described.ts,
         {{ cdc_json_object(
             "map_from_entries(collect_list(if(kind = 'partition_key', struct(column_name, value), null)))"
         ) }} as partition_id,
@@ -182,7 +180,7 @@ log_rows as (
         -- the cell that carries the row's own facts (every log row has partition key cells)
         min(log_cells_described.column_name) as first_column_name
     from log_cells_described
-    group by 1, 2, 3, 4, 5, 6, 7, 8
+    group by 1, 2, 3, 4, 5, 6
 
 ),
 
@@ -238,7 +236,10 @@ log_cells_placed as (
         rows.operation,
         rows.position,
         rows.next_row,
-        cells.column_name = rows.first_column_name as carries_row_facts
+        cells.column_name = rows.first_column_name as carries_row_facts,
+        -- where a cell fact lands: the static row or the log row's clustered row
+        cells.kind = 'static' as cell_is_static,
+        if(cells.kind = 'static', X'', rows.position) as cell_row_position
     from log_cells_described as cells
     inner join log_rows_sequenced as rows
         on
@@ -296,14 +297,14 @@ log_facts as (
                 when cells.kind not in ('static', 'regular') then array()
                 -- atomic columns: a value, or cdc$deleted_<c> for a dead cell
                 when not cells.is_multi_cell then array({{ cdc_write_fact(
-                    "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                    'cells.cell_is_static', 'cells.cell_row_position', "'cell'",
                     column_name='cells.base_column', is_live="cells.role = 'value'",
                     value="if(cells.role = 'value', " ~ cdc_json_text('cells.value') ~ ", null)", ts='cells.ts',
                     ttl="if(cells.role = 'value', cells.`cdc$ttl`, null)"
                 ) }})
                 -- cdc$deleted_<c> of a collection: its tombstone, one microsecond before the change
                 when cells.role = 'deleted' then array({{ cdc_write_fact(
-                    "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)",
+                    'cells.cell_is_static', 'cells.cell_row_position',
                     "'collection_tombstone'", column_name='cells.base_column', is_live='false',
                     ts='cells.ts - 1'
                 ) }})
@@ -311,7 +312,7 @@ log_facts as (
                 when cells.role = 'deleted_elements' then transform(
                     from_json(cells.value, 'struct<set: array<string>>').set,
                     removed -> {{ cdc_write_fact(
-                        "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                        'cells.cell_is_static', 'cells.cell_row_position', "'cell'",
                         column_name='cells.base_column', element_key='removed', is_live='false', ts='cells.ts'
                     ) }}
                 )
@@ -322,7 +323,7 @@ log_facts as (
                         field -> field.value is not null
                     ),
                     field -> {{ cdc_write_fact(
-                        "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                        'cells.cell_is_static', 'cells.cell_row_position', "'cell'",
                         column_name='cells.base_column',
                         element_key='array_position(cells.udt_field_names, field.key) - 1',
                         is_live='true', value='field.value', ts='cells.ts', ttl='cells.`cdc$ttl`'
@@ -332,7 +333,7 @@ log_facts as (
                 when cells.is_keyed then transform(
                     from_json(cells.value, 'struct<map: array<array<string>>>').map,
                     entry -> {{ cdc_write_fact(
-                        "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                        'cells.cell_is_static', 'cells.cell_row_position', "'cell'",
                         column_name='cells.base_column', element_key='entry[0]', is_live='true',
                         value='entry[1]', ts='cells.ts', ttl='cells.`cdc$ttl`'
                     ) }}
@@ -341,7 +342,7 @@ log_facts as (
                 else transform(
                     from_json(cells.value, 'struct<set: array<string>>').set,
                     element -> {{ cdc_write_fact(
-                        "cells.kind = 'static'", "if(cells.kind = 'static', X'', cells.position)", "'cell'",
+                        'cells.cell_is_static', 'cells.cell_row_position', "'cell'",
                         column_name='cells.base_column', element_key='element', is_live='true',
                         ts='cells.ts', ttl='cells.`cdc$ttl`'
                     ) }}
