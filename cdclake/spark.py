@@ -5,6 +5,7 @@ dbt process, so the session created here (with the UDFs registered) is the one d
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -26,6 +27,14 @@ DELTA_LOCAL_CONF = {
     # the Hive metastore keeps no schema of a Delta table (Delta's log holds it): no copy to update
     "spark.databricks.delta.catalog.update.enabled": "false",
     "spark.databricks.delta.writeChecksumFile.enabled": "false",
+}
+# Spark sized for a few rows (cdclake replay): the big models' plans are compiled, not their
+# data; whole-stage code generation (a Java compile per stage), adaptive re-planning after each
+# shuffle and the shuffles' partitions cost more than the rows. Runtime settings: see small_data.
+SMALL_DATA_CONF = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.shuffle.partitions": "1",
 }
 JARS_DIR = PROJECT_DIR / "jars"      # filled by the set-up (scripts/fetch_jars.sh), not committed
 JAVA_INSTALL_HINT = "sudo apt-get install -y openjdk-17-jre-headless"
@@ -168,6 +177,22 @@ def create_session(
     return spark
 
 
+@contextlib.contextmanager
+def small_data(spark):
+    """SMALL_DATA_CONF on ``spark`` inside the block, the session's own settings again after it."""
+    before = {key: spark.conf.get(key, None) for key in SMALL_DATA_CONF}
+    for key, value in SMALL_DATA_CONF.items():
+        spark.conf.set(key, value)
+    try:
+        yield spark
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
 def silence_hive_alter_errors(spark) -> None:
     """Replacing a Delta table alters its metastore entry: Spark first tries a Hive-compatible
     schema, which the metastore refuses (its HiveAlterHandler logs "ERROR ... Failed to alter
@@ -179,19 +204,21 @@ def silence_hive_alter_errors(spark) -> None:
 
 
 def remove_unfinished_table_folders(spark, warehouse: Path) -> list[Path]:
-    """Delete the folders of managed tables the metastore does not know: what a run killed while
-    it (re)created a table leaves behind (Spark writes a table's files before registering it).
+    """Delete the folders of managed tables the catalog does not know: what a run killed while
+    it (re)created a table leaves behind (Spark writes a table's files before registering it),
+    and, under an in-memory catalog (``cdclake replay``), every table of an earlier process.
     Left there, they make the next ``create table`` fail with LOCATION_ALREADY_EXISTS. Safe
     because this process holds the warehouse (target_lock.py). Returns the folders removed."""
+    if not warehouse.is_dir():
+        return []
+    databases = {d.name.lower() for d in spark.catalog.listDatabases()}
     removed = []
-    for database in spark.catalog.listDatabases():
-        folder = warehouse / f"{database.name}.db"
-        if not folder.is_dir():
-            continue
-        tables = {t.name.lower() for t in spark.catalog.listTables(database.name)}
+    for folder in sorted(warehouse.glob("*.db")):
+        database = folder.name[: -len(".db")]
+        tables = {t.name.lower() for t in spark.catalog.listTables(database)} if database.lower() in databases else set()
         for child in sorted(folder.iterdir()):
             if child.is_dir() and child.name.lower() not in tables:
                 shutil.rmtree(child)
                 removed.append(child)
-                log.info("removed %s: the folder of a table an interrupted run did not finish", child)
+                log.info("removed %s: the folder of a table the catalog does not hold", child)
     return removed
