@@ -206,19 +206,25 @@ def silence_hive_alter_errors(spark) -> None:
 def remove_unfinished_table_folders(spark, warehouse: Path) -> list[Path]:
     """Delete the folders of managed tables the catalog does not know: what a run killed while
     it (re)created a table leaves behind (Spark writes a table's files before registering it),
-    and, under an in-memory catalog (``cdclake replay``), every table of an earlier process.
-    Left there, they make the next ``create table`` fail with LOCATION_ALREADY_EXISTS. Safe
-    because this process holds the warehouse (target_lock.py). Returns the folders removed."""
+    and the folders of databases the catalog does not hold, as an in-memory catalog (``cdclake
+    replay``) holds none of an earlier process's. Left there, they make the next ``create
+    table`` fail with LOCATION_ALREADY_EXISTS. Safe because this process holds the warehouse
+    (target_lock.py). Returns the folders removed."""
     if not warehouse.is_dir():
         return []
     databases = {d.name.lower() for d in spark.catalog.listDatabases()}
     removed = []
     for folder in sorted(warehouse.glob("*.db")):
         database = folder.name[: -len(".db")]
-        tables = {t.name.lower() for t in spark.catalog.listTables(database)} if database.lower() in databases else set()
+        if database.lower() not in databases:
+            shutil.rmtree(folder)
+            removed.append(folder)
+            log.debug("removed %s: the folder of a database the catalog does not hold", folder)
+            continue
+        tables = {t.name.lower() for t in spark.catalog.listTables(database)}
         for child in sorted(folder.iterdir()):
             if child.is_dir() and child.name.lower() not in tables:
                 shutil.rmtree(child)
                 removed.append(child)
-                log.info("removed %s: the folder of a table the catalog does not hold", child)
+                log.info("removed %s: the folder of a table an interrupted run did not finish", child)
     return removed

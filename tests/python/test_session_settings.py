@@ -1,0 +1,34 @@
+"""The session's run-time settings for small inputs, and the clean-up of table folders the
+catalog does not hold (on the tests' session)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from cdclake.spark import SMALL_DATA_CONF, remove_unfinished_table_folders, small_data
+
+
+def test_small_data_settings_hold_inside_the_block_and_the_own_ones_come_back(spark):
+    before = {key: spark.conf.get(key, None) for key in SMALL_DATA_CONF}
+    assert before != SMALL_DATA_CONF
+    with small_data(spark):
+        assert {key: spark.conf.get(key) for key in SMALL_DATA_CONF} == SMALL_DATA_CONF
+    assert {key: spark.conf.get(key, None) for key in SMALL_DATA_CONF} == before
+
+
+def test_folders_the_catalog_does_not_hold_go_and_its_tables_stay(spark):
+    spark.sql("create database if not exists session_settings_db")
+    spark.sql("create table if not exists session_settings_db.kept (x int) using parquet")
+    spark.sql("insert into session_settings_db.kept values (1)")
+    warehouse = Path(spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:"))
+    unfinished = warehouse / "session_settings_db.db" / "unfinished"
+    earlier_process = warehouse / "not_in_this_catalog.db"
+    for folder in (unfinished, earlier_process / "some_table"):
+        folder.mkdir(parents=True)
+        (folder / "part-0.parquet").write_bytes(b"")
+
+    removed = remove_unfinished_table_folders(spark, warehouse)
+
+    assert set(removed) == {unfinished, earlier_process}
+    assert not unfinished.exists() and not earlier_process.exists()
+    assert spark.table("session_settings_db.kept").count() == 1
+    spark.sql("drop database session_settings_db cascade")
