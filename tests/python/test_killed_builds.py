@@ -81,7 +81,7 @@ def test_a_build_after_killed_ones_equals_an_uninterrupted_build_byte_for_byte(
 
 def test_the_rerun_removed_what_the_killed_runs_left(rebuilt_after_kills):
     log = (rebuilt_after_kills.parent / "final.log").read_text()
-    assert "the folder of a table the catalog does not hold" in log
+    assert "the folder of a table an interrupted run did not finish" in log
 
 
 def test_the_subprocess_builds_delta_and_equals_the_session_build_on_another_format(
