@@ -3,7 +3,7 @@
     cdclake build|run|test|seed|compile|docs generate|... [dbt flags]   dbt, in this process
     cdclake docs serve [--port N] [--host H] [--no-browser]           the lineage site of target/
     cdclake report [--out PATH]        a static HTML page of the build's generations, streams, rejects
-    cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table]
+    cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table] [--self-checks]
                    [--enable-create-table-with-compact-storage] [--row-ttl-scan-period SECONDS]
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
     cdclake serve [--host 127.0.0.1] [--port 10000]   a Spark Thrift server on the warehouse, UDFs set up
@@ -133,6 +133,10 @@ def replay_main(argv: list[str]) -> int:
                              "cdc_generation_streams.csv (default: one node, 256 vnodes, 2 shards, "
                              "ignore_msb 12, started an hour before --now)")
     parser.add_argument("--format", choices=["jsonl", "table"], default="table")
+    parser.add_argument("--self-checks", action="store_true",
+                        help="build the whole project with every data test (the log replayed back "
+                             "to the base state, the audit's sums), as cdclake build does; by "
+                             "default only the tables a replay prints and the input checks")
     parser.add_argument("--enable-create-table-with-compact-storage", action="store_true",
                         help="ScyllaDB's option of that name: allow CREATE TABLE ... WITH COMPACT STORAGE")
     parser.add_argument("--row-ttl-scan-period", type=float, default=86400.0, metavar="SECONDS",
@@ -143,7 +147,7 @@ def replay_main(argv: list[str]) -> int:
     text = sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
     try:
         result = replay(text, now_us=args.now, step_us=args.step, skew_us=args.skew,
-                        generations=args.generations,
+                        generations=args.generations, self_checks=args.self_checks,
                         enable_compact_storage=args.enable_create_table_with_compact_storage,
                         row_ttl_scan_period_s=args.row_ttl_scan_period)
     except CqlError as e:  # a syntax error, or a construct the front door does not support yet

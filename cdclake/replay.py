@@ -25,6 +25,9 @@ from cdclake.paths import PROJECT_DIR, target_dir
 log = logging.getLogger("cdclake")
 
 PROJECT_PARTS = ["dbt_project.yml", "models", "macros", "seeds", "tests/dbt"]
+# what a replay reads back (the log tables, the rejected writes, the audit), with what they are
+# built from, and the input checks, which stop the build and name the bad input rows
+REPLAY_OUTPUTS = ["+path:" + str(log_models.LOG_MODELS_SUBDIR), "+cdc_rejected_writes", "+cdc_write_audit"]
 DEFAULT_GENERATION_AGE_MS = 3600 * 1000
 
 
@@ -116,15 +119,18 @@ def replay(
     skew_us: int = 0,
     generations: Path | None = None,
     workspace: Path | None = None,
+    self_checks: bool = True,
     **front_door_options,
 ) -> ReplayResult:
     """Run a CQL script through the CDC pipeline and return the log it produces;
-    ``front_door_options`` go to ``run_script`` (e.g. ``enable_compact_storage``)."""
+    ``front_door_options`` go to ``run_script`` (e.g. ``enable_compact_storage``), and
+    ``self_checks`` to ``replay_records``."""
     from cdclake.cql.interpreter import run_script
 
     now_us = now_micros() if now_us is None else now_us
     script_result = run_script(script, now_us=now_us, step_us=step_us, skew_us=skew_us, **front_door_options)
-    return replay_records(script_result, now_us=now_us, generations=generations, workspace=workspace)
+    return replay_records(script_result, now_us=now_us, generations=generations, workspace=workspace,
+                          self_checks=self_checks)
 
 
 def replay_records(
@@ -133,9 +139,12 @@ def replay_records(
     now_us: int,
     generations: Path | GenerationTables | None = None,
     workspace: Path | None = None,
+    self_checks: bool = True,
 ) -> ReplayResult:
     """Run mutation atoms and schema records (a ScriptResult) through the CDC pipeline;
-    ``generations`` as for ``replay``, or the generation tables themselves."""
+    ``generations`` as for ``replay``, or the generation tables themselves. ``self_checks``:
+    ``dbt build`` the whole project, every data test included (the round trip, the audit's
+    sums); without them, only the models a replay reads back and the input checks."""
     from cdclake.spark import small_data
 
     workspace = workspace or target_dir() / "replay"
@@ -159,11 +168,12 @@ def replay_records(
         table_format=table_format,
     )
     generation_tables.load(spark, generation_input, table_format)
+    # the inputs were just replaced: every write is new
+    args = ["build", "--full-refresh", "--exclude", "resource_type:seed", "--log-level", "warn"]
+    if not self_checks:
+        args += ["--select", *REPLAY_OUTPUTS, "tag:input_check", "--indirect-selection", "empty"]
     with contextlib.redirect_stdout(sys.stderr), small_data(spark):
-        run = dbt.invoke_result(
-            # the inputs were just replaced: every write is new
-            ["build", "--full-refresh", "--exclude", "resource_type:seed", "--log-level", "warn"], project_dir=project
-        )
+        run = dbt.invoke_result(args, project_dir=project)
 
     result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=bool(run.success),
                           conditional_results=list(script_result.conditional_results),

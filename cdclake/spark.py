@@ -137,7 +137,9 @@ def create_session(
             "spark.hadoop.javax.jdo.option.ConnectionURL",
             f"jdbc:derby:;databaseName={warehouse_root / 'metastore_db'};create=true",
         )
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={warehouse_root}")
+        # the parallel collector: the G1 default's concurrent threads compete with the tasks for
+        # 2 cores, and a cold three-statement replay took 3-5 s longer with it (README, "Performance")
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={warehouse_root} -XX:+UseParallelGC")
         .enableHiveSupport()
     )
     if thrift_single_session:

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from cdclake.generations import DEFAULT_VNODES_PER_NODE, default_single_node_generation, lookup_stream
+from cdclake.paths import target_dir
 from conftest import REPO
 from python_udfs.tokens import token_of_partition_key
 
@@ -58,6 +59,21 @@ def test_refused_writes_are_reported_with_scylla_error(example_replay):
     assert len(refused) == 2
     assert 'InvalidRequest: cdc: attempted to get a stream "from the future" (2023/11/15 23:13:20;' in refused[0]
     assert 'InvalidRequest: cdc: attempted to get a stream "from the past" (2023/11/14 19:26:40;' in refused[1]
+
+
+def test_a_replay_builds_what_it_prints_and_checks_its_inputs(example_replay):
+    """Without --self-checks: the log tables, the rejected writes and the audit with what they are
+    built from, and the input checks; not the other marts nor the engine's own data tests."""
+    run_results = json.loads((target_dir() / "replay" / "project" / "target" / "run_results.json").read_text())
+    ran = {result["unique_id"].split(".")[2]: result["status"] for result in run_results["results"]}
+    printed = {"shop__orders_scylla_cdc_log", "shop__inventory_scylla_cdc_log", "shop__sessions_scylla_cdc_log",
+               "cdc_rejected_writes", "cdc_write_audit"}
+    input_checks = {"assert_base_schemas_are_valid", "assert_generations_are_valid"}
+    assert {name: ran.get(name) for name in printed | input_checks} == {
+        **{name: "success" for name in printed}, **{name: "pass" for name in input_checks}}
+    assert {"cdc_log", "int_log_images"} <= set(ran)
+    assert not {"assert_log_replays_to_base_state", "assert_processed_writes_match_the_input",
+                "cdc_generation_descriptions", "not_null_cdc_log_column_name"} & {name.split(".")[0] for name in ran}
 
 
 def test_syntax_error_names_line_and_column():
