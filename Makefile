@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: java browser jars setup demo test replay-example seeds databricks-udfs lint check docs docs-serve report bench bench-pipeline clean
+.PHONY: java browser jars setup demo test replay-example seeds databricks-udfs lint check docs docs-serve report bench bench-pipeline bench-replay clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,10 @@ bench: java $(STAMP) jars
 WRITES ?= 100000
 bench-pipeline: java $(STAMP) jars
 	cd bench && ../$(BIN)/python bench_pipeline.py $(WRITES) 2>/dev/null
+
+## A three-statement `cdclake replay`, new process each run, against a bare Spark session's start.
+bench-replay: java $(STAMP) jars
+	cd bench && ../$(BIN)/python bench_replay.py 2>/dev/null
 
 ## The lineage site: generate it from the last build, then serve it on http://127.0.0.1:8080.
 docs: java $(STAMP) jars

@@ -71,14 +71,46 @@
 {%- endmacro %}
 
 
+{% macro cdc_logged_through_write_id() -%}
+    {#- The highest write id whose log rows this incremental log table holds (its table property
+        `cdclake.logged_through_write_id`, set after each build of it), or none: a full build,
+        or a table an older cdclake wrote. -#}
+    {%- if not (execute and is_incremental()) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- for row in run_query('show tblproperties ' ~ this).rows -%}
+        {%- if row[0] == 'cdclake.logged_through_write_id' -%}
+            {{ return(row[1] | int) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(none) }}
+{%- endmacro %}
+
+
+{% macro cdc_mark_logged_through() -%}
+    {#- Post-hook of a log table: it holds the rows of every write up to this batch's last (a
+        batch of rejected late writes, ids below the mark, leaves it where it is). -#}
+    {%- if execute -%}
+        {%- set last = run_query('select max(write_id) from ' ~ ref('int_writes_admitted')).columns[0].values()[0] -%}
+        {%- set before = cdc_logged_through_write_id() -%}
+        {%- if last is not none and (before is none or last | int > before) -%}
+            alter table {{ this }} set tblproperties ('cdclake.logged_through_write_id' = '{{ last | int }}')
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+
 {% macro scylla_cdc_log_table(keyspace_name, table_name) -%}
     {#- The log table `<keyspace>.<table>_scylla_cdc_log` of one base table, with ScyllaDB's
         column names and the Spark types of the CQL types: cdc_log pivoted from long to wide.
-        Each build appends the rows of its batch and of the last processed one (which a build
-        stopped before this table left out), leaving out those already here. -#}
+        Each build appends the rows of its batch and of the writes earlier builds processed
+        after the last one this table holds (a build stopped before this table left them out;
+        without that mark, the last processed batch's), leaving out those already here. -#}
     {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
     {%- set udts = scylla_cdc_user_types(keyspace_name) -%}
-    {{- config(materialized='incremental', incremental_strategy='append') -}}
+    {%- set logged_through = cdc_logged_through_write_id() -%}
+    {{- config(materialized='incremental', incremental_strategy='append',
+               post_hook="{{ cdc_mark_logged_through() }}") -}}
 with
 
 recent_writes as (
@@ -88,7 +120,11 @@ recent_writes as (
     union all
     select processed.write_id
     from {{ cdc_writes_processed_before() }} as processed
+    {%- if logged_through is not none %}
+    where processed.write_id > {{ logged_through }}
+    {%- else %}
     where processed.batch_id = (select max(batch_id) from {{ cdc_writes_processed_before() }})
+    {%- endif %}
     {%- endif %}
 
 ),

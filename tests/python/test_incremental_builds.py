@@ -73,11 +73,11 @@ def example_batch_builder(spark, full_mutations):
     first writes."""
     from cdclake import dbt
 
-    def build_batch(cut: int, full_refresh: bool) -> bool:
+    def build_batch(cut: int, full_refresh: bool, build: list[str] = BUILD) -> bool:
         full_mutations.where(f"write_id is null or write_id <= {cut}").write.mode("overwrite") \
             .format(os.environ["CDCLAKE_TABLE_FORMAT"]).saveAsTable("cdc_input.batch_mutations_tmp")
         spark.sql("insert overwrite table cdc_input.base_mutations select * from cdc_input.batch_mutations_tmp")
-        return dbt.invoke(BUILD + (["--full-refresh"] if full_refresh else []))
+        return dbt.invoke(build + (["--full-refresh"] if full_refresh else []))
 
     return build_batch
 
@@ -143,6 +143,30 @@ def test_a_batch_with_processed_write_ids_is_rejected(spark, example_in_batches)
     audit = spark.table("cdc_lake.cdc_write_audit").where("batch_id = 2").first()
     assert (audit.input_writes, audit.rejected_writes, audit.accepted_writes, audit.log_rows) == (2, 2, 0, 0)
     assert spark.table("cdc_lake.cdc_processed_writes").where("batch_id = 2").count() == 2
+
+
+def test_a_log_table_left_out_of_builds_catches_up_with_every_batch_it_missed(spark, example_in_batches):
+    """Two builds in a row leave a log table out (stopped before it, or not selected): the next
+    build that runs it adds the rows of both batches it missed (it keeps the last write id it
+    holds), and the table equals one full build's."""
+    from cdclake import dbt
+
+    _, full = example_in_batches
+    assert dbt.invoke(["seed"]), "dbt seed failed"
+    full_mutations = spark.table("cdc_input.base_mutations").localCheckpoint()
+    write_ids = sorted(r.write_id for r in full_mutations.select("write_id").distinct().collect()
+                       if r.write_id is not None)
+    build_batch = example_batch_builder(spark, full_mutations)
+    left_out = ["build", "--exclude", "resource_type:seed", "shop__orders_scylla_cdc_log", "--log-level", "warn"]
+    cuts = [write_ids[len(write_ids) * k // 4] for k in (1, 2, 3)] + [write_ids[-1]]
+    assert build_batch(cuts[0], full_refresh=True)
+    orders_after_first = spark.table("shop.orders_scylla_cdc_log").count()
+    assert build_batch(cuts[1], full_refresh=False, build=left_out)
+    assert build_batch(cuts[2], full_refresh=False, build=left_out)
+    assert spark.table("shop.orders_scylla_cdc_log").count() == orders_after_first
+    assert build_batch(cuts[3], full_refresh=False)
+    assert rows_of(spark.table("shop.orders_scylla_cdc_log")) == full["shop.orders_scylla_cdc_log"]
+    assert len(full["shop.orders_scylla_cdc_log"]) > orders_after_first
 
 
 # ---- random workloads ----------------------------------------------------------------------
