@@ -27,7 +27,8 @@ log = logging.getLogger("cdclake")
 PROJECT_PARTS = ["dbt_project.yml", "models", "macros", "seeds", "tests/dbt"]
 # what a replay reads back (the log tables, the rejected writes, the audit), with what they are
 # built from, and the input checks, which stop the build and name the bad input rows
-REPLAY_OUTPUTS = ["+path:" + str(log_models.LOG_MODELS_SUBDIR), "+cdc_rejected_writes", "+cdc_write_audit"]
+REPLAY_SELECTION = ["+path:" + str(log_models.LOG_MODELS_SUBDIR), "+cdc_rejected_writes", "+cdc_write_audit",
+                    "tag:input_check"]
 DEFAULT_GENERATION_AGE_MS = 3600 * 1000
 
 
@@ -171,7 +172,7 @@ def replay_records(
     # the inputs were just replaced: every write is new
     args = ["build", "--full-refresh", "--exclude", "resource_type:seed", "--log-level", "warn"]
     if not self_checks:
-        args += ["--select", *REPLAY_OUTPUTS, "tag:input_check", "--indirect-selection", "empty"]
+        args += ["--select", *REPLAY_SELECTION, "--indirect-selection", "empty"]
     with contextlib.redirect_stdout(sys.stderr), small_data(spark):
         run = dbt.invoke_result(args, project_dir=project)
 

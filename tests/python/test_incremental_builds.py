@@ -82,17 +82,22 @@ def example_batch_builder(spark, full_mutations):
     return build_batch
 
 
-@pytest.fixture(scope="module")
-def example_in_batches(spark) -> tuple[dict, dict]:
-    """The example's writes built in three batches, then in one full build (left in the
-    warehouse): the outputs of each."""
+def seeded_example_batches(spark):
+    """The example's seeds loaded afresh: a batch builder over its writes, and their sorted ids."""
     from cdclake import dbt
 
     assert dbt.invoke(["seed"]), "dbt seed failed"
     full_mutations = spark.table("cdc_input.base_mutations").localCheckpoint()
     write_ids = sorted(r.write_id for r in full_mutations.select("write_id").distinct().collect()
                        if r.write_id is not None)
-    build_batch = example_batch_builder(spark, full_mutations)
+    return example_batch_builder(spark, full_mutations), write_ids
+
+
+@pytest.fixture(scope="module")
+def example_in_batches(spark) -> tuple[dict, dict]:
+    """The example's writes built in three batches, then in one full build (left in the
+    warehouse): the outputs of each."""
+    build_batch, write_ids = seeded_example_batches(spark)
     cuts = [write_ids[len(write_ids) // 3], write_ids[2 * len(write_ids) // 3], write_ids[-1]]
     batched = outputs_after(spark, build_batch, cuts)
     full = outputs_after(spark, build_batch, [write_ids[-1]])
@@ -149,14 +154,8 @@ def test_a_log_table_left_out_of_builds_catches_up_with_every_batch_it_missed(sp
     """Two builds in a row leave a log table out (stopped before it, or not selected): the next
     build that runs it adds the rows of both batches it missed (it keeps the last write id it
     holds), and the table equals one full build's."""
-    from cdclake import dbt
-
     _, full = example_in_batches
-    assert dbt.invoke(["seed"]), "dbt seed failed"
-    full_mutations = spark.table("cdc_input.base_mutations").localCheckpoint()
-    write_ids = sorted(r.write_id for r in full_mutations.select("write_id").distinct().collect()
-                       if r.write_id is not None)
-    build_batch = example_batch_builder(spark, full_mutations)
+    build_batch, write_ids = seeded_example_batches(spark)
     left_out = ["build", "--exclude", "resource_type:seed", "shop__orders_scylla_cdc_log", "--log-level", "warn"]
     cuts = [write_ids[len(write_ids) * k // 4] for k in (1, 2, 3)] + [write_ids[-1]]
     assert build_batch(cuts[0], full_refresh=True)
