@@ -26,8 +26,9 @@ jars: $(STAMP)
 
 setup: java $(STAMP) jars
 
-## Build the example keyspace's CDC logs on embedded Spark and print a summary.
+## Load the example keyspace's inputs (seeds/), build its CDC logs on embedded Spark, print a summary.
 demo: java $(STAMP) jars
+	$(BIN)/cdclake load example
 	$(BIN)/cdclake build
 
 ## sqlfluff (sparksql dialect, .sqlfluff) over the models and macros; part of `make test`.

@@ -1,10 +1,14 @@
 """``cdclake``: prepares embedded Spark (session, warehouse, UDFs), then runs dbt or a replay.
 
+    cdclake [--master URL] COMMAND ...   URL: a Spark cluster's master (default CDCLAKE_SPARK_MASTER, else local[*])
+
     cdclake build|run|test|seed|compile|docs generate|... [dbt flags]   dbt, in this process
     cdclake docs serve [--port N] [--host H] [--no-browser]           the lineage site of target/
     cdclake report [--out PATH]        a static HTML page of the build's generations, streams, rejects
     cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table] [--self-checks]
                    [--enable-create-table-with-compact-storage] [--row-ttl-scan-period SECONDS]
+    cdclake load schema|cql|snapshot|example ...   your keyspace (or the example) into cdc_input (load_cli.py)
+    cdclake status                     what the warehouse holds: tables, schema versions, writes, generations, builds
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
     cdclake serve [--host 127.0.0.1] [--port 10000]   a Spark Thrift server on the warehouse, UDFs set up
     cdclake check [--docs-dir DIR] [--only DATASET]   Great Expectations suite on the build's outputs (after a build)
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections import Counter
 
@@ -88,6 +93,23 @@ def dbt_command(args: list[str]) -> str:
     return args[0]
 
 
+def prepare_inputs(spark, project_dir, command: str, *, example: bool) -> str | None:
+    """Before dbt parses: the log models of the schemas the build reads (log_models.py). A build
+    or run needs inputs: without them (nor the example chosen), the reason to stop."""
+    from cdclake.inputs import INPUT_SCHEMA, INPUT_TABLES
+    from cdclake.log_models import write_log_models_for_inputs
+    from cdclake.warehouse import missing_tables
+
+    write_log_models_for_inputs(spark, project_dir, example=example)
+    if command not in COMMANDS_WITH_SUMMARY or example:
+        return None
+    missing = missing_tables(spark, [f"{INPUT_SCHEMA}.{name}" for name in INPUT_TABLES])
+    if not missing:
+        return None
+    return (f"the warehouse has no {', '.join(missing)}: load your keyspace (cdclake load schema|cql|snapshot, "
+            "cdclake generations build|import), or the example keyspace (cdclake load example)")
+
+
 def run_dbt(args: list[str]) -> int:
     from cdclake import dbt
 
@@ -102,6 +124,12 @@ def run_dbt(args: list[str]) -> int:
         from cdclake.serve import adopt_server_table_format
 
         adopt_server_table_format()
+    if spark is not None:
+        example = str(dbt.cli_vars(args).get("cdc_example", False)).lower() == "true"
+        problem = prepare_inputs(spark, dbt.project_dir_of(args), command, example=example)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     callbacks = []
     if spark is not None and command in COMMANDS_WITH_SUMMARY:
         from cdclake.progress import ModelRowCounts, spark_row_counter
@@ -182,6 +210,14 @@ def replay_main(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _setup_logging()
+    if argv and argv[0].startswith("--master="):      # cdclake --master spark://host:7077 build ...
+        argv = ["--master", argv[0].split("=", 1)[1]] + argv[1:]
+    if argv[:1] == ["--master"]:
+        if len(argv) < 3:
+            print("error: cdclake --master URL COMMAND ...", file=sys.stderr)
+            return 2
+        os.environ["CDCLAKE_SPARK_MASTER"] = argv[1]
+        argv = argv[2:]
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
@@ -199,6 +235,14 @@ def main(argv: list[str] | None = None) -> int:
             from cdclake.report import main as report_main
 
             return report_main(argv[1:])
+        if argv[0] == "load":
+            from cdclake.load_cli import main as load_main
+
+            return load_main(argv[1:])
+        if argv[0] == "status":
+            from cdclake.status import main as status_main
+
+            return status_main(argv[1:])
         if argv[0] == "generations":
             from cdclake.generations_cli import main as generations_main
 

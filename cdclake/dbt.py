@@ -26,12 +26,30 @@ def with_project_defaults(args: list[str], project_dir: Path = PROJECT_DIR) -> l
 
 def target_name(args: list[str]) -> str:
     """The profile output a dbt command runs on: ``--target``/``-t``, else ``CDCLAKE_TARGET``."""
+    return option_value(args, "--target") or option_value(args, "-t") or os.environ.get("CDCLAKE_TARGET", EMBEDDED_TARGET)
+
+
+def option_value(args: list[str], name: str) -> str | None:
+    """The value of dbt flag ``name`` (``--flag VALUE`` or ``--flag=VALUE``) in ``args``, if given."""
     for i, arg in enumerate(args):
-        if arg in ("--target", "-t") and i + 1 < len(args):
+        if arg == name and i + 1 < len(args):
             return args[i + 1]
-        if arg.startswith("--target="):
+        if arg.startswith(name + "="):
             return arg.split("=", 1)[1]
-    return os.environ.get("CDCLAKE_TARGET", EMBEDDED_TARGET)
+    return None
+
+
+def cli_vars(args: list[str]) -> dict:
+    """The variables of ``--vars`` (YAML) in ``args``; empty when none."""
+    import yaml
+
+    text = option_value(args, "--vars")
+    return (yaml.safe_load(text) or {}) if text else {}
+
+
+def project_dir_of(args: list[str]) -> Path:
+    """The dbt project a command runs on: ``--project-dir``, else cdclake's."""
+    return Path(option_value(args, "--project-dir") or PROJECT_DIR)
 
 
 def invoke(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | None = None) -> bool:

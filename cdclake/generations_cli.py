@@ -8,7 +8,6 @@ load them as the ``cdc_input`` generation tables (or write them as seed-layout C
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -66,6 +65,4 @@ def main(argv: list[str]) -> int:
         f"{len(tables.timestamps_ms)} generations, {tables.stream_count:,} streams: "
         f"built in {built - started:.1f} s, written to {where} in {time.perf_counter() - built:.1f} s"
     )
-    if not args.csv:
-        print("build the logs without the example seeds: cdclake build --exclude resource_type:seed", file=sys.stderr)
     return 0

@@ -17,6 +17,8 @@ from cdclake.schema_records import (
 )
 
 INPUT_SCHEMA = "cdc_input"
+# every table of the input contract (the dbt source cdc_input)
+INPUT_TABLES = ("base_mutations", "base_tables", "base_columns", "base_types", "cdc_generations", "cdc_generation_streams")
 GENERATIONS_SPARK_SCHEMA = "generation_ts_ms bigint"
 GENERATION_STREAMS_COLUMNS = [
     "generation_ts_ms", "vnode_index", "token_range_end", "ignore_msb", "shard", "stream_id",
@@ -50,3 +52,95 @@ def write_inputs(
     _save(spark, "base_tables", rows(tables, BASE_TABLE_COLUMNS), BASE_TABLES_SPARK_SCHEMA, table_format)
     _save(spark, "base_columns", rows(columns, BASE_COLUMN_COLUMNS), BASE_COLUMNS_SPARK_SCHEMA, table_format)
     _save(spark, "base_types", rows(types, BASE_TYPE_COLUMNS), BASE_TYPES_SPARK_SCHEMA, table_format)
+
+
+def read_schema_records(spark) -> tuple[list[BaseTable], list[BaseColumn], list[BaseTypeField]]:
+    """The base-table schema records in the warehouse's ``cdc_input`` (empty lists without them)."""
+    from cdclake.schema_records import record_from_row
+    from cdclake.warehouse import missing_tables
+
+    def records(name, record_class):
+        if missing_tables(spark, [f"{INPUT_SCHEMA}.{name}"]):
+            return []
+        return [record_from_row(record_class, r.asDict()) for r in spark.table(f"{INPUT_SCHEMA}.{name}").collect()]
+
+    return records("base_tables", BaseTable), records("base_columns", BaseColumn), records("base_types", BaseTypeField)
+
+
+def last_write_id(spark) -> int:
+    """The highest write id in ``cdc_input.base_mutations`` (0 without writes)."""
+    from cdclake.warehouse import missing_tables
+
+    if missing_tables(spark, [f"{INPUT_SCHEMA}.base_mutations"]):
+        return 0
+    return spark.sql(f"select coalesce(max(write_id), 0) as last from {INPUT_SCHEMA}.base_mutations").first().last
+
+
+def append_inputs(
+    spark,
+    *,
+    atoms: Iterable[Atom] = (),
+    tables: Iterable[BaseTable] = (),
+    columns: Iterable[BaseColumn] = (),
+    types: Iterable[BaseTypeField] = (),
+    table_format: str = "parquet",
+) -> None:
+    """Append mutation atoms and new schema versions to the input tables (created when missing).
+    The user types given replace the warehouse's fields of the same types (types carry no versions)."""
+    from cdclake.warehouse import missing_tables
+
+    def rows(records, names):
+        return [tuple(r.as_row()[n] for n in names) for r in records]
+
+    def append(name, records, names, schema):
+        records = list(records)
+        missing = missing_tables(spark, [f"{INPUT_SCHEMA}.{name}"])
+        if missing:
+            _save(spark, name, rows(records, names), schema, table_format)
+        elif records:      # in the table's own format, whatever this session's is
+            spark.createDataFrame(rows(records, names), schema=schema).write.insertInto(f"{INPUT_SCHEMA}.{name}")
+
+    append("base_mutations", atoms, ATOM_COLUMNS, ATOM_SPARK_SCHEMA)
+    append("base_tables", tables, BASE_TABLE_COLUMNS, BASE_TABLES_SPARK_SCHEMA)
+    append("base_columns", columns, BASE_COLUMN_COLUMNS, BASE_COLUMNS_SPARK_SCHEMA)
+    types = list(types)
+    if types or missing_tables(spark, [f"{INPUT_SCHEMA}.base_types"]):
+        redefined = {(f.keyspace_name, f.type_name) for f in types}
+        kept = [f for f in read_schema_records(spark)[2] if (f.keyspace_name, f.type_name) not in redefined]
+        all_types = rows(kept + types, BASE_TYPE_COLUMNS)
+        if missing_tables(spark, [f"{INPUT_SCHEMA}.base_types"]):
+            _save(spark, "base_types", all_types, BASE_TYPES_SPARK_SCHEMA, table_format)
+        else:
+            spark.createDataFrame(all_types, schema=BASE_TYPES_SPARK_SCHEMA).write.insertInto(
+                f"{INPUT_SCHEMA}.base_types", overwrite=True)
+
+
+class WarehouseWrites:
+    """The rows written before a load (``table_state.EarlierWrites``): the atoms of
+    ``cdc_input.base_mutations``, but those of writes a build rejected, one query per partition
+    a statement reads (a whole table for a per-row TTL scan)."""
+
+    def __init__(self, spark):
+        from cdclake.warehouse import missing_tables
+
+        self.spark = spark
+        self.exists = not missing_tables(spark, [f"{INPUT_SCHEMA}.base_mutations"])
+        self.ledger = not missing_tables(spark, ["cdc_lake.cdc_processed_writes"])
+
+    def _atoms(self, condition: str, args: dict) -> list[Atom]:
+        from cdclake.schema_records import record_from_row
+
+        if not self.exists:
+            return []
+        rejected = ("and write_id not in (select write_id from cdc_lake.cdc_processed_writes "
+                    "where status = 'rejected' and write_id is not null)") if self.ledger else ""
+        rows = self.spark.sql(f"select * from {INPUT_SCHEMA}.base_mutations where {condition} {rejected} "
+                              "order by write_id", args=args).collect()
+        return [record_from_row(Atom, row.asDict()) for row in rows]
+
+    def partition_atoms(self, keyspace: str, table: str, partition_key_json: str) -> list[Atom]:
+        return self._atoms("keyspace_name = :keyspace and table_name = :table and partition_key = :key",
+                           {"keyspace": keyspace, "table": table, "key": partition_key_json})
+
+    def table_atoms(self, keyspace: str, table: str) -> list[Atom]:
+        return self._atoms("keyspace_name = :keyspace and table_name = :table", {"keyspace": keyspace, "table": table})

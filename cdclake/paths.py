@@ -4,7 +4,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PROJECT_DIR = Path(os.environ.get("CDCLAKE_PROJECT_DIR", Path(__file__).resolve().parents[1]))
+INSTALL_DIR = Path(__file__).resolve().parents[1]    # the checkout cdclake runs from (its jars/, scripts/)
+PROJECT_DIR = Path(os.environ.get("CDCLAKE_PROJECT_DIR", INSTALL_DIR))
 PROFILES_DIR = PROJECT_DIR / "profiles"
 
 

@@ -170,7 +170,7 @@ def replay_records(
     )
     generation_tables.load(spark, generation_input, table_format)
     # the inputs were just replaced: every write is new
-    args = ["build", "--full-refresh", "--exclude", "resource_type:seed", "--log-level", "warn"]
+    args = ["build", "--full-refresh", "--log-level", "warn"]
     if not self_checks:
         args += ["--select", *REPLAY_SELECTION, "--indirect-selection", "empty"]
     with contextlib.redirect_stdout(sys.stderr), small_data(spark):

@@ -58,6 +58,36 @@ class BaseTypeField:
         return asdict(self)
 
 
+def record_from_row(record_class, row: dict):
+    """A schema record from a table row (Spark) or a CSV row (text: ``True``/``False``, numbers,
+    empty for none), typed by the record's field annotations."""
+    values = {}
+    for f in fields(record_class):
+        value = row.get(f.name)
+        if isinstance(value, str) and f.type != "str":
+            if value == "":
+                value = None
+            elif "bool" in f.type:
+                value = value.strip().lower() == "true"
+            elif "int" in f.type:
+                value = int(value)
+        values[f.name] = value
+    return record_class(**values)
+
+
+def changed_types(types: Iterable[BaseTypeField], old: Iterable[BaseTypeField]) -> list[BaseTypeField]:
+    """The fields of the user types in ``types`` that are new or differ from ``old``'s."""
+    def by_type(fields_):
+        grouped: dict[tuple[str, str], set] = {}
+        for f in fields_:
+            grouped.setdefault((f.keyspace_name, f.type_name), set()).add(f)
+        return grouped
+
+    new, before = by_type(types), by_type(old)
+    return [f for key in sorted(new) if new[key] != before.get(key)
+            for f in sorted(new[key], key=lambda f: f.field_position)]
+
+
 def latest_versions(tables: Iterable[BaseTable]) -> list[BaseTable]:
     """Each table's latest schema version, ordered by keyspace and name."""
     latest: dict[tuple[str, str], BaseTable] = {}

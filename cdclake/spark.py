@@ -13,7 +13,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from cdclake.paths import PROJECT_DIR
+from cdclake.paths import INSTALL_DIR
 from cdclake.target_lock import hold
 
 log = logging.getLogger("cdclake")
@@ -36,7 +36,7 @@ SMALL_DATA_CONF = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.shuffle.partitions": "1",
 }
-JARS_DIR = PROJECT_DIR / "jars"      # filled by the set-up (scripts/fetch_jars.sh), not committed
+JARS_DIR = INSTALL_DIR / "jars"      # filled by the set-up (scripts/fetch_jars.sh), not committed
 JAVA_INSTALL_HINT = "sudo apt-get install -y openjdk-17-jre-headless"
 
 
@@ -119,12 +119,12 @@ def create_session(
 
     builder = (
         SparkSession.builder.appName(app_name)
-        .master(os.environ.get("CDCLAKE_SPARK_MASTER", "local[*]"))
+        .master(spark_master())
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
         .config("spark.sql.adaptive.enabled", "true")
         .config("spark.sql.adaptive.coalescePartitions.enabled", "true")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.warehouse.dir", str(warehouse_root / "spark-warehouse"))
+        .config("spark.sql.warehouse.dir", os.environ.get("CDCLAKE_WAREHOUSE_DIR", str(warehouse_root / "spark-warehouse")))
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", os.environ.get("CDCLAKE_DRIVER_MEMORY", "4g"))
@@ -171,12 +171,35 @@ def create_session(
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     silence_hive_alter_errors(spark)
-    remove_unfinished_table_folders(spark, warehouse_root / "spark-warehouse")
+    if "CDCLAKE_WAREHOUSE_DIR" not in os.environ:     # a local folder this process holds
+        remove_unfinished_table_folders(spark, warehouse_root / "spark-warehouse")
+    if not spark_master().startswith("local"):
+        ship_udfs(spark, warehouse_root)
 
     from python_udfs.registry import register_session_udfs
 
     register_session_udfs(spark)
     return spark
+
+
+def spark_master() -> str:
+    """The Spark master: ``CDCLAKE_SPARK_MASTER`` (``cdclake --master URL``), else local mode on every core."""
+    return os.environ.get("CDCLAKE_SPARK_MASTER", "local[*]")
+
+
+def ship_udfs(spark, workdir: Path) -> Path:
+    """The UDFs' Python package (python_udfs) as a zip every executor puts first on its path, so
+    that a cluster's workers need only pyspark (with pandas and pyarrow, for pandas UDFs)."""
+    import python_udfs
+
+    package = Path(python_udfs.__file__).parent
+    archive = workdir / "python_udfs.zip"
+    workdir.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for source in sorted(package.glob("*.py")):
+            zf.write(source, f"python_udfs/{source.name}")
+    spark.sparkContext.addPyFile(str(archive))
+    return archive
 
 
 @contextlib.contextmanager

@@ -26,7 +26,7 @@ from cdclake.cql.lwt import is_conditional_request
 from cdclake.cql.parser import parse_script
 from cdclake.cql.values import to_json
 from cdclake.mutations import ORIGIN_TTL_EXPIRY, Atom
-from cdclake.cql.table_state import TableState
+from cdclake.cql.table_state import EarlierWrites, TableState
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions
 
 
@@ -42,9 +42,13 @@ class StatementOutcome:
     @property
     def label(self) -> str:
         """``statement <index + 1> (line <line>): <text, cut at 60 characters>``, for people."""
-        flat = " ".join(self.statement.split())
-        short = flat if len(flat) <= 60 else flat[:57] + "..."
-        return f"statement {self.index + 1} (line {self.line}): {short}"
+        return f"statement {self.index + 1} (line {self.line}): {short_statement(self.statement)}"
+
+
+def short_statement(text: str, limit: int = 60) -> str:
+    """A statement's text on one line, cut at ``limit`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -110,12 +114,31 @@ class ScriptResult:
 
 def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0,
                enable_compact_storage: bool = False,
-               row_ttl_scan_period_s: float = row_ttl.DEFAULT_SCAN_PERIOD_S) -> ScriptResult:
+               row_ttl_scan_period_s: float = row_ttl.DEFAULT_SCAN_PERIOD_S, **existing) -> ScriptResult:
     """Parse and run a whole CQL script (see the module docstring for the clock rules).
     ``enable_compact_storage``: ScyllaDB's ``enable_create_table_with_compact_storage`` option;
-    ``row_ttl_scan_period_s``: its ``alternator_ttl_period_in_seconds`` (per-row TTL scans)."""
-    statements = parse_script(text)
+    ``row_ttl_scan_period_s``: its ``alternator_ttl_period_in_seconds`` (per-row TTL scans);
+    ``existing``: what ``run_statements`` takes about the schema and writes before the script."""
+    return run_statements(parse_script(text), now_us=now_us, step_us=step_us, skew_us=skew_us,
+                          enable_compact_storage=enable_compact_storage,
+                          row_ttl_scan_period_s=row_ttl_scan_period_s, **existing)
+
+
+def run_statements(statements: list[ast.Statement], *, now_us: int, step_us: int = 1000, skew_us: int = 0,
+                   enable_compact_storage: bool = False,
+                   row_ttl_scan_period_s: float = row_ttl.DEFAULT_SCAN_PERIOD_S,
+                   schema_preamble: str = "", last_write_id: int = 0,
+                   earlier_writes: Optional[EarlierWrites] = None) -> ScriptResult:
+    """``run_script`` on parsed statements. ``schema_preamble``: DDL run first, before the clock
+    starts (schema_ddl.py: the tables loaded earlier; it writes nothing, and its errors stop the
+    run); ``last_write_id``: the write ids continue after it; ``earlier_writes``: the rows
+    written before, which the script's reads (list writes, conditions, per-row TTL scans) see.
+    Schema versions count from the preamble's tables (version 0 = as the preamble created them)."""
     runner = _ScriptRunner(enable_compact_storage)
+    runner.state = TableState(earlier_writes)
+    runner.last_write_id = last_write_id
+    for statement in parse_script(schema_preamble):
+        runner.execute(statement, now_us, now_us + skew_us)
     result = ScriptResult()
     last_scan = now_us + skew_us
     for index, statement in enumerate(statements):
@@ -145,6 +168,14 @@ def run_script(text: str, *, now_us: int, step_us: int = 1000, skew_us: int = 0,
     result.tables, result.columns = runner.schema_records()
     result.types = runner.catalog.base_types()
     return result
+
+
+def catalog_of(schema_ddl_text: str) -> Catalog:
+    """The front door's catalog after the DDL ``schema_ddl_text`` (schema_ddl.py)."""
+    runner = _ScriptRunner()
+    for statement in parse_script(schema_ddl_text):
+        runner.execute_other(statement)
+    return runner.catalog
 
 
 class _ScriptRunner:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 from python_udfs.cql_values import loads_json
 
@@ -36,11 +36,39 @@ class RowRead:
     values: dict[str, Any] = field(default_factory=dict)
 
 
-class TableState:
-    """Atoms of the writes run so far, by partition, to answer the reads before writes."""
+class EarlierWrites(Protocol):
+    """The atoms written before the script (``cdclake load cql``: the warehouse's input), read
+    when the script first reads a partition or scans a table."""
 
-    def __init__(self) -> None:
+    def partition_atoms(self, keyspace: str, table: str, partition_key_json: str) -> list[Atom]: ...
+
+    def table_atoms(self, keyspace: str, table: str) -> list[Atom]: ...
+
+
+class TableState:
+    """Atoms of the writes run so far, by partition, to answer the reads before writes;
+    ``earlier``: the writes before the script, fetched as reads need them."""
+
+    def __init__(self, earlier: Optional[EarlierWrites] = None) -> None:
         self._by_partition: dict[tuple, list[Atom]] = defaultdict(list)
+        self._earlier = earlier
+        self._fetched: set[tuple] = set()         # partitions, and (keyspace, table) pairs scanned whole
+
+    def _fetch_partition(self, key: tuple) -> None:
+        if self._earlier is not None and key not in self._fetched and key[:2] not in self._fetched:
+            self._fetched.add(key)
+            self._by_partition[key] = self._earlier.partition_atoms(*key) + self._by_partition[key]
+
+    def _fetch_table(self, keyspace: str, name: str) -> None:
+        if self._earlier is None or (keyspace, name) in self._fetched:
+            return
+        by_partition: dict[tuple, list[Atom]] = defaultdict(list)
+        for atom in self._earlier.table_atoms(keyspace, name):
+            by_partition[(keyspace, name, atom.partition_key)].append(atom)
+        for key, atoms in by_partition.items():
+            if key not in self._fetched:
+                self._by_partition[key] = atoms + self._by_partition[key]
+        self._fetched.add((keyspace, name))
 
     def record(self, atoms: list[Atom]) -> None:
         for atom in atoms:
@@ -69,6 +97,7 @@ class TableState:
     def rows(self, table: Table) -> list[tuple[tuple, tuple]]:
         """(partition key, clustering key) of every clustering row the table's writes named, in
         the order first written (``()`` for a table without clustering key)."""
+        self._fetch_table(table.keyspace, table.name)
         found: dict[tuple, None] = {}
         for (keyspace, name, pk_json), atoms in self._by_partition.items():
             if (keyspace, name) != (table.keyspace, table.name):
@@ -83,6 +112,7 @@ class TableState:
 
     def partition_atoms(self, table: Table, partition_key: tuple) -> list[Atom]:
         pk_json = to_json({c.name: v for c, v in zip(table.partition_key, partition_key)})
+        self._fetch_partition((table.keyspace, table.name, pk_json))
         return self._by_partition.get((table.keyspace, table.name, pk_json), [])
 
 

@@ -1,4 +1,4 @@
--- depends_on: {{ ref('base_columns') }}
+-- depends_on: {{ cdc_example_seed('base_columns') }}
 with
 
 source as (

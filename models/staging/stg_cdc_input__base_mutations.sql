@@ -1,4 +1,4 @@
--- depends_on: {{ ref('base_mutations') }}
+-- depends_on: {{ cdc_example_seed('base_mutations') }}
 with
 
 source as (

@@ -1,4 +1,4 @@
--- depends_on: {{ ref('base_tables') }}
+-- depends_on: {{ cdc_example_seed('base_tables') }}
 with
 
 source as (

@@ -1,4 +1,4 @@
--- depends_on: {{ ref('base_types') }}
+-- depends_on: {{ cdc_example_seed('base_types') }}
 with
 
 source as (

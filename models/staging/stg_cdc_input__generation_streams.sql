@@ -1,4 +1,4 @@
--- depends_on: {{ ref('cdc_generation_streams') }}
+-- depends_on: {{ cdc_example_seed('cdc_generation_streams') }}
 with
 
 source as (

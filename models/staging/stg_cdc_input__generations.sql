@@ -1,4 +1,4 @@
--- depends_on: {{ ref('cdc_generations') }}
+-- depends_on: {{ cdc_example_seed('cdc_generations') }}
 with
 
 source as (

@@ -67,7 +67,7 @@ def spark(test_workspace):
 
 @pytest.fixture(scope="session")
 def example_build(spark):
-    """`cdclake build` on the example inputs (seeds/), ONCE per run, into the cdc_lake schema.
+    """`cdclake build` on the example inputs (seeds/, chosen with var cdc_example), ONCE per run, into the cdc_lake schema.
 
     Replays write the same schema, so the modules that read this build are named
     ``test_example_*``: they sort together, and no module among them replays."""
@@ -76,7 +76,7 @@ def example_build(spark):
     from outputs import snapshot
 
     # replays before it processed other writes under the same ids: a full refresh, as for new inputs
-    assert dbt.invoke(["build", "--full-refresh"]), "dbt build of the example project failed"
+    assert dbt.invoke(["build", "--full-refresh", "--vars", "{cdc_example: true}"]), "dbt build of the example project failed"
     EXAMPLE_OUTPUTS.update(snapshot(spark))
     run_results = json.loads((target_dir() / "run_results.json").read_text())
     EXAMPLE_COMPILED_SQL.update(

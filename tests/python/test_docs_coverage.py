@@ -21,7 +21,8 @@ def manifest(tmp_path_factory) -> dict:
     from cdclake import dbt
 
     target = tmp_path_factory.mktemp("parse")
-    assert dbt.invoke(["parse", "--target-path", str(target), "--log-path", str(target)]), "dbt parse failed"
+    assert dbt.invoke(["parse", "--target-path", str(target), "--log-path", str(target),
+                       "--vars", "{cdc_example: true}"]), "dbt parse failed"
     return json.loads((target / "manifest.json").read_text())
 
 

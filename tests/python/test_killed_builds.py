@@ -34,7 +34,7 @@ def start_build(target: Path, log: Path) -> subprocess.Popen:
     format it detects, as a user's build (Delta with the jars the set-up fetched)."""
     env = {k: v for k, v in os.environ.items() if k not in ("CDCLAKE_TARGET", "CDCLAKE_TABLE_FORMAT")}
     env.update(CDCLAKE_TARGET_DIR=str(target), CDCLAKE_DRIVER_MEMORY="1g", DBT_LOG_PATH=str(target / "logs"))
-    return subprocess.Popen([sys.executable, "-m", "cdclake.cli", "build"], cwd=PROJECT_DIR, env=env,
+    return subprocess.Popen([sys.executable, "-m", "cdclake.cli", "build", "--vars", "{cdc_example: true}"], cwd=PROJECT_DIR, env=env,
                             stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
 
 

@@ -64,7 +64,8 @@ def server(test_workspace):
             time.sleep(0.5)
         with (workspace / "seed.log").open("w") as out:
             served.seed = subprocess.Popen(
-                [sys.executable, "-m", "cdclake.cli", "seed", "--select", SEED, "--no-populate-cache"],
+                [sys.executable, "-m", "cdclake.cli", "seed", "--select", SEED, "--no-populate-cache",
+                 "--vars", "{cdc_example: true}"],
                 env={**env, "CDCLAKE_TARGET": "thrift"}, cwd=PROJECT_DIR,
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             )
@@ -158,7 +159,8 @@ def test_a_second_command_on_the_served_folder_stops_at_once_saying_who_holds_it
 def test_thrift_target_without_a_server_says_how_to_start_one(test_workspace):
     env = {**os.environ, "CDCLAKE_TARGET": "thrift", "CDCLAKE_THRIFT_PORT": str(free_port()),
            "CDCLAKE_TARGET_DIR": str(test_workspace / "no_server")}
-    result = subprocess.run([sys.executable, "-m", "cdclake.cli", "seed", "--select", SEED],
+    result = subprocess.run([sys.executable, "-m", "cdclake.cli", "seed", "--select", SEED,
+                             "--vars", "{cdc_example: true}"],
                             env=env, cwd=PROJECT_DIR, capture_output=True, text=True)
     assert result.returncode != 0 and "cdclake serve --port" in result.stderr, result.stderr
 

@@ -1,0 +1,102 @@
+"""``cdclake load``: your keyspace into the warehouse's ``cdc_input``, without Python by hand.
+
+    cdclake load schema FILE.cql                   cqlsh DESCRIBE KEYSPACE output -> base_tables, base_columns, base_types
+    cdclake load cql FILE.cql [--now US] [--step US] [--skew US]      CQL writes (and DDL) appended to base_mutations
+    cdclake load snapshot KS.TABLE FILE.csv [--write-times backfill|original] [--backfill-time US] [--now US]
+                                                   a table export (cqlsh COPY TO, dsbulk unload) as the writes that write it
+    cdclake load example                           the example keyspace (seeds/), replacing every input table
+
+Each command checks its file first. Bad lines are printed as ``FILE:LINE[:COLUMN]: why`` and
+skipped, the rest loads (exit status 1). A file whose structure is wrong (it does not parse,
+its header does not match the table) loads nothing (exit status 2).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from cdclake.cql.errors import CqlError, CqlSyntaxError
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="cdclake load", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    schema = commands.add_parser("schema", help="a keyspace's schema (cqlsh DESCRIBE KEYSPACE output)")
+    cql = commands.add_parser("cql", help="CQL statements through the front door, appended to the inputs")
+    snapshot = commands.add_parser("snapshot", help="backfill: a table export as the writes that write it")
+    commands.add_parser("example", help="the example keyspace (seeds/), replacing every input table")
+    for command in (schema, cql, snapshot):
+        command.add_argument("--now", type=int, default=None,
+                             help="the coordinator's clock for the first statement, µs (default: now)")
+    schema.add_argument("file", type=Path)
+    cql.add_argument("file", type=Path)
+    cql.add_argument("--step", type=int, default=1000, help="client clock step per statement, µs (default 1000)")
+    cql.add_argument("--skew", type=int, default=0, help="coordinator clock minus client clock, µs (default 0)")
+    snapshot.add_argument("table", help="KEYSPACE.TABLE, loaded beforehand with cdclake load schema")
+    snapshot.add_argument("file", type=Path)
+    snapshot.add_argument("--write-times", choices=["backfill", "original"], default="backfill",
+                          help="backfill: every row at --backfill-time; original: at its writetime(c) columns")
+    snapshot.add_argument("--backfill-time", type=int, default=None, help="the backfill write time, µs (default --now)")
+    args = parser.parse_args(argv)
+    if args.command == "example":
+        from cdclake.cli import run_dbt
+
+        return run_dbt(["seed", "--full-refresh", "--vars", "{cdc_example: true}"])
+    if not args.file.is_file():
+        print(f"error: {args.file}: no such file", file=sys.stderr)
+        return 2
+    return load_file(args)
+
+
+def load_file(args) -> int:
+    from cdclake import inputs
+    from cdclake.paths import target_dir
+    from cdclake.replay import now_micros
+    from cdclake.snapshot_load import SnapshotFileError
+    from cdclake.spark import create_session
+
+    text = args.file.read_text()
+    path = str(args.file)
+    now_us = now_micros() if args.now is None else args.now
+    spark = create_session(target_dir())
+    existing = inputs.read_schema_records(spark)
+    try:
+        if args.command == "schema":
+            from cdclake.schema_load import load_schema_text
+
+            load = load_schema_text(text, path, now_us, existing)
+            for line in load.outcomes + load.notes:
+                print(line)
+        else:
+            last, earlier = inputs.last_write_id(spark), inputs.WarehouseWrites(spark)
+            if args.command == "cql":
+                from cdclake.cql_load import load_cql_text
+
+                load = load_cql_text(text, path, now_us=now_us, step_us=args.step, skew_us=args.skew,
+                                     existing=existing, last_write_id=last, earlier_writes=earlier)
+            else:
+                from cdclake.snapshot_load import load_snapshot_text
+
+                keyspace, _, table = args.table.partition(".")
+                load = load_snapshot_text(text, path, keyspace, table, existing=existing, last_write_id=last,
+                                          now_us=now_us, write_times=args.write_times, backfill_us=args.backfill_time,
+                                          earlier_writes=earlier)
+    except CqlSyntaxError as error:
+        print(f"error: {path}:{error.line}:{error.column}: {error.detail}; nothing loaded", file=sys.stderr)
+        return 2
+    except (SnapshotFileError, CqlError) as error:
+        print(f"error: {error}; nothing loaded", file=sys.stderr)
+        return 2
+    for problem in load.problems:
+        print(problem, file=sys.stderr)
+    inputs.append_inputs(spark, atoms=load.atoms, tables=load.tables, columns=load.columns, types=load.types,
+                         table_format=os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet"))
+    from cdclake.log_models import write_log_models_for_inputs
+    from cdclake.paths import PROJECT_DIR
+
+    write_log_models_for_inputs(spark, PROJECT_DIR, example=False)    # for plain dbt after the load
+    print(f"loaded {load.writes} writes ({len(load.atoms)} atoms) and {len(load.tables)} new table schema versions "
+          "into cdc_input" + (f"; {len(load.problems)} refused (above)" if load.problems else ""))
+    return 1 if load.problems else 0

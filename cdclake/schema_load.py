@@ -1,0 +1,87 @@
+"""``cdclake load schema FILE.cql``: a keyspace's schema, as cqlsh ``DESCRIBE KEYSPACE`` prints it,
+into ``cdc_input.base_tables``, ``base_columns`` and ``base_types``.
+
+The CREATE KEYSPACE, CREATE TYPE and CREATE TABLE statements (every table option; those the
+log does not depend on are read and left) go through the CQL front door's catalog, so a table
+gets exactly the records a CREATE through ``cdclake replay`` gives it. Statements the log does not
+depend on (indexes, materialized views, functions, ...) are skipped with a note; data statements
+are not schema and are refused (``cdclake load cql`` loads them). A table already in the
+warehouse keeps its version when the file describes it unchanged and gets the next version
+when it changed, as an ALTER TABLE would give it. A statement ScyllaDB would refuse is
+reported with its line and ScyllaDB's message; the others load.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from cdclake.cql import ast
+from cdclake.cql.errors import CqlUnsupportedError
+from cdclake.cql.interpreter import run_statements, short_statement
+from cdclake.cql.parser import parse_script
+from cdclake.cql_load import CqlLoad
+from cdclake.schema_records import BaseColumn, BaseTable, changed_types, latest_versions
+
+SCHEMA_STATEMENTS = (ast.CreateKeyspace, ast.AlterKeyspace, ast.UseKeyspace, ast.CreateType, ast.AlterType,
+                     ast.CreateTable, ast.AlterTable)
+
+
+@dataclass
+class SchemaLoad(CqlLoad):
+    """What a schema file adds to the warehouse (new tables and versions, every type it defines;
+    no writes), and what the load says about it."""
+
+    outcomes: list[str] = field(default_factory=list)          # per table: new, changed or unchanged
+    notes: list[str] = field(default_factory=list)             # statements skipped on purpose
+
+
+def load_schema_text(text: str, path: str, now_us: int, existing: tuple[list, list, list]) -> SchemaLoad:
+    """The records a schema file adds to ``existing`` (tables, columns, types of the warehouse).
+    Raises ``CqlSyntaxError`` (with its line and column) when the file does not parse: then
+    nothing loads."""
+    load = SchemaLoad()
+    statements = []
+    for statement in parse_script(text):
+        where = f"{path}:{statement.pos.line}:{statement.pos.column}"
+        if isinstance(statement, SCHEMA_STATEMENTS):
+            statements.append(statement)
+        elif isinstance(statement, ast.OtherStatement) and statement.kind.startswith(("CREATE", "ALTER")):
+            load.notes.append(f"{where}: {statement.kind} skipped (CDC logs the base table's writes only)")
+        else:
+            load.problems.append(f"{where}: {short_statement(statement.text)} is not a schema statement "
+                                 "(cdclake load cql loads writes)")
+    try:
+        result = run_statements(statements, now_us=now_us, step_us=0)
+    except CqlUnsupportedError as error:
+        load.problems.append(f"{path}: {error}")
+        return load
+    load.problems += [f"{path}:{e.line}: {short_statement(e.statement)}: {e.message}" for e in result.errors]
+
+    old_tables, old_columns, _ = existing
+    old_latest = {(t.keyspace_name, t.table_name): t for t in latest_versions(old_tables)}
+    for table in result.final_tables():
+        key = (table.keyspace_name, table.table_name)
+        columns = [c for c in result.final_columns() if (c.keyspace_name, c.table_name) == key]
+        old = old_latest.get(key)
+        if old is None:
+            version, created_ms, outcome = 0, None, "new"
+        elif _same(table, columns, old, [c for c in old_columns if (c.keyspace_name, c.table_name) == key
+                                         and c.schema_version == old.schema_version]):
+            load.outcomes.append(f"{key[0]}.{key[1]}: unchanged (schema version {old.schema_version})")
+            continue
+        else:
+            version, created_ms, outcome = old.schema_version + 1, old.cdc_log_created_ms, "changed"
+        load.tables.append(replace(table, schema_version=version, cdc_log_created_ms=created_ms))
+        load.columns += [replace(c, schema_version=version) for c in columns]
+        load.outcomes.append(f"{key[0]}.{key[1]}: {outcome} (schema version {version})")
+    load.types = changed_types(result.types, existing[2])
+    return load
+
+
+def _same(table: BaseTable, columns: list[BaseColumn], old: BaseTable, old_columns: list[BaseColumn]) -> bool:
+    def table_key(t):
+        return replace(t, schema_version=0, cdc_log_created_ms=None)
+
+    def column_keys(cs):
+        return sorted((replace(c, schema_version=0) for c in cs), key=repr)
+
+    return table_key(table) == table_key(old) and column_keys(columns) == column_keys(old_columns)

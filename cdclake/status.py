@@ -1,0 +1,76 @@
+"""``cdclake status``: what the warehouse holds, from its tables and the last dbt command's results.
+
+    the tables (CDC or not, schema versions, log rows), the writes loaded and processed (by
+    batch), the generations and streams, and the last dbt command (when, what, how it ended).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from cdclake.inputs import INPUT_SCHEMA, INPUT_TABLES
+
+
+def status_lines(spark, run_results: dict | None) -> list[str]:
+    from cdclake.warehouse import audit_totals, missing_tables
+
+    missing = set(missing_tables(spark, [f"{INPUT_SCHEMA}.{name}" for name in INPUT_TABLES]))
+    lines = []
+    if len(missing) == len(INPUT_TABLES):
+        lines.append("no inputs: load your keyspace (cdclake load schema|cql|snapshot, cdclake generations "
+                     "build|import) or the example (cdclake load example)")
+    elif missing:
+        lines.append("inputs missing: " + ", ".join(sorted(missing)))
+    built = not missing_tables(spark, ["cdc_lake.cdc_log", "cdc_lake.cdc_write_audit"])
+    if f"{INPUT_SCHEMA}.base_tables" not in missing:
+        log_rows = {}
+        if built:
+            log_rows = {(r.keyspace_name, r.table_name): r.n for r in spark.sql(
+                "select keyspace_name, table_name, count(distinct `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`) as n "
+                "from cdc_lake.cdc_log group by 1, 2").collect()}
+        tables = spark.sql(
+            f"select keyspace_name, table_name, max_by(cdc_enabled, schema_version) as cdc_enabled, "
+            f"count(*) as versions from {INPUT_SCHEMA}.base_tables group by 1, 2 order by 1, 2").collect()
+        lines.append(f"tables: {len(tables)}")
+        for t in tables:
+            cdc = f"CDC on, {log_rows.get((t.keyspace_name, t.table_name), 0):,} log rows" if t.cdc_enabled else "CDC off"
+            lines.append(f"  {t.keyspace_name}.{t.table_name}: {cdc}, {t.versions} schema version(s)")
+    if f"{INPUT_SCHEMA}.base_mutations" not in missing:
+        loaded = spark.sql(f"select count(distinct write_id) as writes, max(write_id) as last "
+                           f"from {INPUT_SCHEMA}.base_mutations").first()
+        lines.append(f"writes loaded: {loaded.writes:,} (last write id {loaded.last})")
+    if built:
+        totals = audit_totals(spark)
+        lines.append(f"writes processed: {totals['input_writes']:,} in {totals['batches']} batch(es) = "
+                     f"{totals['logged_writes']:,} logged + {totals['unlogged_writes']:,} not logged + "
+                     f"{totals['rejected_writes']:,} rejected; {totals['log_rows']:,} log rows")
+    else:
+        lines.append("writes processed: none (no build yet)")
+    if not {f"{INPUT_SCHEMA}.cdc_generations", f"{INPUT_SCHEMA}.cdc_generation_streams"} & missing:
+        g = spark.sql(
+            f"select count(*) as n, min(generation_ts_ms) as first, max(generation_ts_ms) as last, "
+            f"(select count(*) from {INPUT_SCHEMA}.cdc_generation_streams) as streams "
+            f"from {INPUT_SCHEMA}.cdc_generations").first()
+        lines.append(f"generations: {g.n} (first {g.first} ms, last {g.last} ms), {g.streams:,} streams")
+    if run_results:
+        results = run_results["results"]
+        failed = [r["unique_id"].split(".")[-1] for r in results if r["status"] in ("error", "fail")]
+        lines.append(f"last dbt command: {run_results['args'].get('which', '?')} at "
+                     f"{run_results['metadata']['generated_at']}, {len(results)} nodes in "
+                     f"{run_results['elapsed_time']:.1f} s, "
+                     + (f"failed: {', '.join(failed)}" if failed else "succeeded"))
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    if argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    from cdclake.paths import target_dir
+    from cdclake.spark import create_session
+
+    results_file = target_dir() / "run_results.json"
+    run_results = json.loads(results_file.read_text()) if results_file.exists() else None
+    spark = create_session(target_dir())
+    print("\n".join(status_lines(spark, run_results)))
+    return 0

@@ -1,0 +1,149 @@
+"""A user's own keyspace from an empty warehouse, in commands only (each a new process, as a user
+runs them): DESCRIBE output, a cluster history, a CQL script and a table export in; plain
+`cdclake build`; that keyspace's log tables out, the backfilled rows logged as the matching
+INSERTs are. On Parquet, for time: the CLI's Delta builds are test_killed_builds'."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from conftest import REPO
+from outputs import location, table_format
+from test_load_files import DESCRIBE
+
+NOW_US = 1_700_000_000_000_000          # 2023-11-14 22:13:20 UTC
+BACKFILL_US = NOW_US - 60_000_000
+TWIN = """
+CREATE TABLE metrics.sensors_twin (
+    sensor_id uuid PRIMARY KEY,
+    name text,
+    attrs map<text, text>,
+    placed timestamp
+) WITH cdc = {'enabled': 'true'};
+"""
+HISTORY = """\
+ring_delay_ms: 30000
+seed: "metrics cluster"
+nodes:
+  - {name: n1, joined_at: "2023-11-14 21:00:00", num_tokens: 16, shards: 2}
+  - {name: n2, joined_at: "2023-11-14 21:00:00", num_tokens: 16, shards: 2}
+"""
+S1, S2 = "5b6962dd-3f90-4c93-8f61-eabfa4a803e2", "6b6962dd-3f90-4c93-8f61-eabfa4a803e2"
+# the sensors export, and the INSERTs that write its rows (into the twin table, at the backfill time)
+SENSORS_CSV = f"""sensor_id,name,attrs,placed
+{S1},"it's","{{'k': 'v', 'l': 'w'}}",2023-11-14 22:00:00.000000+0000
+{S2},beta,,
+not-a-uuid,gamma,,
+"""
+TWIN_INSERTS = f"""
+INSERT INTO metrics.sensors_twin (sensor_id, name, attrs, placed) VALUES ({S1}, 'it''s', {{'k': 'v', 'l': 'w'}},
+    '2023-11-14 22:00:00.000000+0000') USING TIMESTAMP {BACKFILL_US};
+INSERT INTO metrics.sensors_twin (sensor_id, name) VALUES ({S2}, 'beta') USING TIMESTAMP {BACKFILL_US};
+"""
+WRITES = f"""
+INSERT INTO metrics.readings (sensor_id, day, at, loc, tags, value)
+    VALUES ({S1}, '2023-11-14', '2023-11-14 22:00:00', {{site: 'a', rack: 1}}, {{'x'}}, 1.5);
+UPDATE metrics.readings SET value = 2.5 WHERE sensor_id = {S1} AND day = '2023-11-14' AND at = '2023-11-14 22:00:00';
+INSERT INTO metrics.nothere (k) VALUES (1);
+""" + TWIN_INSERTS
+# readings at their original write times: the second predates the generation operating at the load
+READINGS_CSV = f"""sensor_id,day,at,value,writetime(value)
+{S2},2023-11-14,2023-11-14 22:01:00.000000+0000,7.5,{NOW_US - 600_000_000}
+{S2},2023-11-14,2023-11-14 20:00:00.000000+0000,8.5,{NOW_US - 3 * 3600_000_000}
+"""
+
+
+@pytest.fixture(scope="module")
+def own_keyspace(tmp_path_factory):
+    """A copy of the project (its log models are the example's until a build writes them) and an
+    empty target folder; ``run`` runs one cdclake command there."""
+    work = tmp_path_factory.mktemp("own_keyspace")
+    project = work / "project"
+    for part in ("dbt_project.yml", "models", "macros", "seeds", "profiles", "tests/dbt"):
+        source, copy = REPO / part, project / part
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, copy)
+    (work / "ks.cql").write_text(DESCRIBE + TWIN)
+    (work / "cluster.yml").write_text(HISTORY)
+    (work / "writes.cql").write_text(WRITES)
+    (work / "sensors.csv").write_text(SENSORS_CSV)
+    (work / "readings.csv").write_text(READINGS_CSV)
+    env = {k: v for k, v in os.environ.items() if k != "CDCLAKE_TARGET"}
+    env.update(CDCLAKE_TABLE_FORMAT="parquet", CDCLAKE_PROJECT_DIR=str(project), CDCLAKE_TARGET_DIR=str(work / "target"), CDCLAKE_DRIVER_MEMORY="1g")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "cdclake.cli", *args], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=900)
+
+    return work, project, run
+
+
+def test_an_empty_warehouse_says_what_to_load_and_builds_nothing(own_keyspace):
+    _, _, run = own_keyspace
+    status = run("status")
+    assert status.returncode == 0 and status.stdout.startswith("no inputs: load your keyspace"), status.stderr[-2000:]
+    build = run("build")
+    assert build.returncode == 2 and "error: the warehouse has no cdc_input.base_mutations" in build.stderr
+    assert "cdclake load example" in build.stderr
+
+
+def test_loads_report_bad_lines_and_load_the_rest(own_keyspace):
+    work, _, run = own_keyspace
+    schema = run("load", "schema", "ks.cql", "--now", str(NOW_US))
+    assert schema.returncode == 0, schema.stderr[-2000:]
+    assert "metrics.sensors_twin: new (schema version 0)" in schema.stdout
+    assert "ks.cql:" in schema.stdout and "CREATE INDEX skipped" in schema.stdout
+    assert run("generations", "build", "cluster.yml").returncode == 0
+    writes = run("load", "cql", "writes.cql", "--now", str(NOW_US))
+    assert writes.returncode == 1 and "writes.cql:5: INSERT INTO metrics.nothere" in writes.stderr
+    assert "loaded 4 writes" in writes.stdout
+    sensors = run("load", "snapshot", "metrics.sensors", "sensors.csv", "--now", str(NOW_US + 1_000_000),
+                  "--backfill-time", str(BACKFILL_US))
+    assert sensors.returncode == 1 and "sensors.csv:4:1: column sensor_id (uuid): value 'not-a-uuid'" in sensors.stderr
+    assert "loaded 2 writes" in sensors.stdout
+    readings = run("load", "snapshot", "metrics.readings", "readings.csv", "--write-times", "original",
+                   "--now", str(NOW_US + 2_000_000))
+    assert readings.returncode == 0 and "loaded 2 writes" in readings.stdout, readings.stderr[-2000:]
+
+
+def test_a_plain_build_writes_the_keyspaces_log_tables(own_keyspace):
+    work, project, run = own_keyspace
+    build = run("build")
+    assert build.returncode == 0, (build.stdout + build.stderr)[-4000:]
+    models = sorted(p.name for p in (project / "models" / "marts" / "scylla_cdc_logs").glob("*.sql"))
+    assert models == ["metrics__readings_scylla_cdc_log.sql", "metrics__sensors_scylla_cdc_log.sql",
+                      "metrics__sensors_twin_scylla_cdc_log.sql"]
+    assert "batch 1: 8 writes in = 7 logged + 0 not logged (tables without CDC) + 1 rejected" in build.stdout
+    status = run("status")
+    assert "metrics.readings: CDC on, " in status.stdout and "writes loaded: 8 (last write id 8)" in status.stdout
+    assert "last dbt command: build" in status.stdout and "succeeded" in status.stdout
+
+
+def test_backfilled_rows_are_logged_as_their_inserts_and_too_old_ones_rejected(own_keyspace, spark):
+    work, _, _ = own_keyspace
+    warehouse = work / "target"
+
+    def rows(table):
+        return spark.read.format(table_format(warehouse, table)).load(str(location(warehouse, table))).collect()
+
+    def comparable(log_rows):      # cdc$time's low bits differ per write; its time is the write's
+        return sorted(repr({**r.asDict(), "cdc$time": timeuuid_micros(r["cdc$time"])}) for r in log_rows)
+
+    sensors, twin = rows("metrics.sensors_scylla_cdc_log"), rows("metrics.sensors_twin_scylla_cdc_log")
+    assert len(sensors) == 2 and comparable(sensors) == comparable(twin)
+    assert {timeuuid_micros(r["cdc$time"]) for r in sensors} == {BACKFILL_US}
+    # the readings export at its original write times: the older row predates the generation
+    assert sorted((r["cdc$operation"], r.value) for r in rows("metrics.readings_scylla_cdc_log")
+                  if r.sensor_id == S2) == [(2, 7.5), (9, 7.5)]        # the insert and its post-image
+    [rejected] = rows("cdc_lake.cdc_rejected_writes")
+    assert rejected.write_id == 7
+    assert rejected.error_text.startswith('cdc: attempted to get a stream "from the past"')
+
+
+def timeuuid_micros(text: str) -> int:
+    return (uuid.UUID(text).time - 0x01B21DD213814000) // 10
