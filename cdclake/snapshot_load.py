@@ -68,7 +68,7 @@ def load_snapshot_text(text: str, path: str, keyspace: str, table_name: str, *, 
     except CqlError:
         raise SnapshotFileError(f"{path}: table {keyspace}.{table_name} is not in the warehouse "
                                 "(load its schema first: cdclake load schema)") from None
-    rows = list(_records(text))
+    rows = list(_records(text, path))
     if not rows:
         return CqlLoad()
     fields, rows = _layout(rows, table, path)
@@ -92,14 +92,17 @@ def load_snapshot_text(text: str, path: str, keyspace: str, table_name: str, *, 
     return load
 
 
-def _records(text: str):
+def _records(text: str, path: str):
     """(first line number, fields) of each CSV record, blank lines skipped."""
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text), strict=True)
     line = 1
-    for row in reader:
-        if row and any(field.strip() for field in row):
-            yield line, row
-        line = reader.line_num + 1
+    try:
+        for row in reader:
+            if row and any(field.strip() for field in row):
+                yield line, row
+            line = reader.line_num + 1
+    except csv.Error as error:
+        raise SnapshotFileError(f"{path}:{reader.line_num}: not CSV ({error})") from None
 
 
 def _layout(rows: list, table, path: str) -> tuple[list[_Field], list]:

@@ -244,6 +244,7 @@ def test_bad_fields_are_reported_by_line_and_column_and_their_rows_skipped():
     ("sensor_id,writetime(sensor_id)\n", "s.csv:1:2: writetime(sensor_id): a primary-key column has no write time"),
     (f"sensor_id,name\n{SENSOR},a,b\n", "s.csv:2: 3 fields, the header has 2"),
     (f"{SENSOR},x\n", "s.csv:1: 2 fields, the header has 4"),
+    (f"sensor_id,name\n{SENSOR},\"a\"b\n", "s.csv:2: not CSV ("),
 ])
 def test_a_file_whose_structure_is_wrong_loads_nothing(export, message):
     with pytest.raises(SnapshotFileError) as error:
