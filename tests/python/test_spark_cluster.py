@@ -1,6 +1,7 @@
 """The example built on a Spark standalone cluster (a master and one worker on loopback, started
-with the installed pyspark's `bin/spark-class`) through `cdclake --master`: every mart equals the
-local build's, and the executors ran the UDFs from the zip cdclake ships, not from an install."""
+with the installed pyspark's `bin/spark-class`) through `cdclake --master`, into the warehouse
+CDCLAKE_WAREHOUSE_DIR names: every mart equals the local build's, and the executors run the UDFs
+from the zip cdclake ships, not from an install."""
 from __future__ import annotations
 
 import os
@@ -63,17 +64,20 @@ def cluster(test_workspace):
 def cluster_build(cluster):
     url, work = cluster
     env = {k: v for k, v in os.environ.items() if k not in ("CDCLAKE_TARGET", "CDCLAKE_TABLE_FORMAT")}
+    # the warehouse where every executor reaches it (here a folder of its own on the one disk)
     env.update(CDCLAKE_TARGET_DIR=str(work / "target"), CDCLAKE_DRIVER_MEMORY="1g", SPARK_LOCAL_IP="127.0.0.1",
-               CDCLAKE_TABLE_FORMAT="parquet", DBT_LOG_PATH=str(work / "logs"))
+               CDCLAKE_TABLE_FORMAT="parquet", DBT_LOG_PATH=str(work / "logs"),
+               CDCLAKE_WAREHOUSE_DIR=str(work / "shared" / "spark-warehouse"))
     done = subprocess.run([sys.executable, "-m", "cdclake.cli", "--master", url, "build", "--vars", "{cdc_example: true}"],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
-    return work / "target", done
+    return work / "shared", done
 
 
 def test_the_cluster_build_equals_the_local_build_mart_for_mart(spark, cluster_build, example_outputs):
-    target, _ = cluster_build
-    built = snapshot_files(spark, target, sorted(example_outputs))
+    warehouse, _ = cluster_build
+    assert not (warehouse.parent / "target" / "spark-warehouse").exists()
+    built = snapshot_files(spark, warehouse, sorted(example_outputs))
     differing = [table for table in example_outputs if built[table] != example_outputs[table]]
     assert not differing, f"tables that differ from the local build: {differing}"
     assert any(rows for table, rows in built.items() if table.endswith("_scylla_cdc_log"))
