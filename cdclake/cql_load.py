@@ -22,7 +22,7 @@ class CqlLoad:
     tables: list[BaseTable] = field(default_factory=list)      # new tables and new versions only
     columns: list[BaseColumn] = field(default_factory=list)
     types: list[BaseTypeField] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)          # refused statements, by line
+    problems: list[str] = field(default_factory=list)          # refused statements, by line and column
 
     @property
     def writes(self) -> int:
@@ -61,10 +61,20 @@ def load_cql_statements(statements, path: str, *, now_us: int, existing: tuple[l
         if key in versions_added:
             old = offsets.get(key[:2])
             load.columns.append(replace(column, schema_version=column.schema_version + (old.schema_version if old else 0)))
-    where = lines or {}
-    load.problems = [f"{where.get(e.index, f'{path}:{e.line}')}: {short_statement(e.statement)}: {e.message}"
-                     for e in result.errors]
+    load.problems = refused_statements(result.errors, statements, path, lines)
     return load
+
+
+def location(path: str, statement) -> str:
+    """``FILE:LINE:COLUMN`` where a statement starts."""
+    return f"{path}:{statement.pos.line}:{statement.pos.column}"
+
+
+def refused_statements(errors, statements, path: str, lines: dict[int, str] | None = None) -> list[str]:
+    """``WHERE: STATEMENT: ScyllaDB's message`` of each refused statement; WHERE is ``lines``'
+    entry for its index, else its place in ``path``."""
+    return [f"{(lines or {}).get(e.index) or location(path, statements[e.index])}: "
+            f"{short_statement(e.statement)}: {e.message}" for e in errors]
 
 
 def load_cql_text(text: str, path: str, **options) -> CqlLoad:

@@ -18,7 +18,7 @@ from cdclake.cql import ast
 from cdclake.cql.errors import CqlUnsupportedError
 from cdclake.cql.interpreter import run_statements, short_statement
 from cdclake.cql.parser import parse_script
-from cdclake.cql_load import CqlLoad
+from cdclake.cql_load import CqlLoad, location, refused_statements
 from cdclake.schema_records import BaseColumn, BaseTable, changed_types, latest_versions
 
 SCHEMA_STATEMENTS = (ast.CreateKeyspace, ast.AlterKeyspace, ast.UseKeyspace, ast.CreateType, ast.AlterType,
@@ -41,7 +41,7 @@ def load_schema_text(text: str, path: str, now_us: int, existing: tuple[list, li
     load = SchemaLoad()
     statements = []
     for statement in parse_script(text):
-        where = f"{path}:{statement.pos.line}:{statement.pos.column}"
+        where = location(path, statement)
         if isinstance(statement, SCHEMA_STATEMENTS):
             statements.append(statement)
         elif isinstance(statement, ast.OtherStatement) and statement.kind.startswith(("CREATE", "ALTER")):
@@ -54,7 +54,7 @@ def load_schema_text(text: str, path: str, now_us: int, existing: tuple[list, li
     except CqlUnsupportedError as error:
         load.problems.append(f"{path}: {error}")
         return load
-    load.problems += [f"{path}:{e.line}: {short_statement(e.statement)}: {e.message}" for e in result.errors]
+    load.problems += refused_statements(result.errors, statements, path)
 
     old_tables, old_columns, _ = existing
     old_latest = {(t.keyspace_name, t.table_name): t for t in latest_versions(old_tables)}

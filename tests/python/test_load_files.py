@@ -129,7 +129,7 @@ def test_a_schema_file_reports_bad_statements_by_line_and_loads_the_rest():
     lines = len(DESCRIBE.splitlines())
     assert load.problems[0].startswith(f"ks.cql:{lines + 2}:1: INSERT INTO metrics.sensors")
     assert "is not a schema statement" in load.problems[0]
-    assert load.problems[1].startswith(f"ks.cql:{lines + 1}: CREATE TABLE metrics.bad")
+    assert load.problems[1].startswith(f"ks.cql:{lines + 1}:1: CREATE TABLE metrics.bad")
     assert "unknown_type" in load.problems[1]
 
 
@@ -159,7 +159,7 @@ def test_a_cql_load_continues_the_write_ids_and_the_schema_versions_of_the_wareh
                 existing[2])
     load = load_cql_text(
         f"INSERT INTO metrics.sensors (sensor_id, name) VALUES ({SENSOR}, 'a');\n"
-        f"INSERT INTO metrics.sensors (sensor_id, nam) VALUES ({SENSOR}, 'a');\n"
+        f"  INSERT INTO metrics.sensors (sensor_id, nam) VALUES ({SENSOR}, 'a');\n"
         "ALTER TABLE metrics.sensors ADD unit text;\n"
         f"UPDATE metrics.sensors SET unit = 'C' WHERE sensor_id = {SENSOR};\n",
         "w.cql", now_us=NOW_US, existing=existing, last_write_id=41)
@@ -167,7 +167,7 @@ def test_a_cql_load_continues_the_write_ids_and_the_schema_versions_of_the_wareh
         (42, 3, "row_marker", None), (42, 3, "cell", "name"), (43, 4, "cell", "unit")]
     assert [(t.table_name, t.schema_version) for t in load.tables] == [("sensors", 4)]
     assert {c.schema_version for c in load.columns} == {4} and "unit" in {c.column_name for c in load.columns}
-    assert load.problems == [f"w.cql:2: INSERT INTO metrics.sensors (sensor_id, nam) VALUES ({SENSOR[:4]}...: "
+    assert load.problems == [f"w.cql:2:3: INSERT INTO metrics.sensors (sensor_id, nam) VALUES ({SENSOR[:4]}...: "
                              "Unknown identifier nam"]
 
 
@@ -284,7 +284,7 @@ def test_a_cql_load_reads_the_rows_loaded_before_it():
                           existing=existing, last_write_id=0)
     second = "UPDATE k.t SET l[1] = 99 WHERE id = 1;\nUPDATE k.t SET v = 5 WHERE id = 1 IF EXISTS;\n"
     alone = load_cql_text(second, "2.cql", now_us=NOW_US + 10, existing=existing, last_write_id=1)
-    assert [p.split(": ", 1)[0] for p in alone.problems] == ["2.cql:1"] and alone.atoms == []
+    assert [p.split(": ", 1)[0] for p in alone.problems] == ["2.cql:1:1"] and alone.atoms == []
     earlier = EarlierWrites(first.atoms)
     after = load_cql_text(second, "2.cql", now_us=NOW_US + 10, existing=existing, last_write_id=1,
                           earlier_writes=earlier)

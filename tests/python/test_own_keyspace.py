@@ -100,7 +100,7 @@ def test_loads_report_bad_lines_and_load_the_rest(own_keyspace):
     assert "ks.cql:" in schema.stdout and "CREATE INDEX skipped" in schema.stdout
     assert run("generations", "build", "cluster.yml").returncode == 0
     writes = run("load", "cql", "writes.cql", "--now", str(NOW_US))
-    assert writes.returncode == 1 and "writes.cql:5: INSERT INTO metrics.nothere" in writes.stderr
+    assert writes.returncode == 1 and "writes.cql:5:1: INSERT INTO metrics.nothere" in writes.stderr
     assert "loaded 4 writes" in writes.stdout
     sensors = run("load", "snapshot", "metrics.sensors", "sensors.csv", "--now", str(NOW_US + 1_000_000),
                   "--backfill-time", str(BACKFILL_US))
