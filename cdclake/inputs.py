@@ -29,6 +29,11 @@ GENERATION_STREAMS_SPARK_SCHEMA = (
 )
 
 
+def rows(records, names: list[str]) -> list[tuple]:
+    """Records (``as_row()``) as tuples in the columns' order."""
+    return [tuple(r.as_row()[n] for n in names) for r in records]
+
+
 def _save(spark, name: str, rows: list[tuple], schema: str, table_format: str) -> None:
     spark.sql(f"create database if not exists {INPUT_SCHEMA}")
     frame = spark.createDataFrame(rows, schema=schema)
@@ -45,9 +50,6 @@ def write_inputs(
     table_format: str = "parquet",
 ) -> None:
     """Overwrite the four mutation and schema input tables (generation_tables loads the others)."""
-    def rows(records, names):
-        return [tuple(r.as_row()[n] for n in names) for r in records]
-
     _save(spark, "base_mutations", rows(atoms, ATOM_COLUMNS), ATOM_SPARK_SCHEMA, table_format)
     _save(spark, "base_tables", rows(tables, BASE_TABLE_COLUMNS), BASE_TABLES_SPARK_SCHEMA, table_format)
     _save(spark, "base_columns", rows(columns, BASE_COLUMN_COLUMNS), BASE_COLUMNS_SPARK_SCHEMA, table_format)
@@ -89,9 +91,6 @@ def append_inputs(
     The user types given replace the warehouse's fields of the same types (types carry no versions)."""
     from cdclake.warehouse import missing_tables
 
-    def rows(records, names):
-        return [tuple(r.as_row()[n] for n in names) for r in records]
-
     def append(name, records, names, schema):
         records = list(records)
         missing = missing_tables(spark, [f"{INPUT_SCHEMA}.{name}"])
@@ -104,11 +103,12 @@ def append_inputs(
     append("base_tables", tables, BASE_TABLE_COLUMNS, BASE_TABLES_SPARK_SCHEMA)
     append("base_columns", columns, BASE_COLUMN_COLUMNS, BASE_COLUMNS_SPARK_SCHEMA)
     types = list(types)
-    if types or missing_tables(spark, [f"{INPUT_SCHEMA}.base_types"]):
+    types_missing = bool(missing_tables(spark, [f"{INPUT_SCHEMA}.base_types"]))
+    if types or types_missing:
         redefined = {(f.keyspace_name, f.type_name) for f in types}
         kept = [f for f in read_schema_records(spark)[2] if (f.keyspace_name, f.type_name) not in redefined]
         all_types = rows(kept + types, BASE_TYPE_COLUMNS)
-        if missing_tables(spark, [f"{INPUT_SCHEMA}.base_types"]):
+        if types_missing:
             _save(spark, "base_types", all_types, BASE_TYPES_SPARK_SCHEMA, table_format)
         else:
             spark.createDataFrame(all_types, schema=BASE_TYPES_SPARK_SCHEMA).write.insertInto(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from cdclake.cql.describe import maybe_quote
+from cdclake.cql.describe import column_definition, create_statement, maybe_quote
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions
 
 KIND_ORDER = {"partition_key": 0, "clustering": 1, "static": 2, "regular": 3}
@@ -61,26 +61,13 @@ def create_type(keyspace: str, name: str, fields: list[BaseTypeField]) -> str:
 
 def create_table(table: BaseTable, columns: list[BaseColumn]) -> str:
     columns = sorted(columns, key=lambda c: (KIND_ORDER[c.kind], c.position))
-    definitions = []
-    for column in columns:
-        text = f"{maybe_quote(column.column_name)} {column.cql_type}"
-        if column.column_name == table.ttl_column:
-            text += " TTL"
-        if column.kind == "static":
-            text += " STATIC"
-        definitions.append(text)
-    partition = [maybe_quote(c.column_name) for c in columns if c.kind == "partition_key"]
-    clustering = [c for c in columns if c.kind == "clustering"]
-    key = ", ".join(partition)
-    if len(partition) > 1:
-        key = f"({key})"
-    definitions.append("PRIMARY KEY (" + ", ".join([key] + [maybe_quote(c.column_name) for c in clustering]) + ")")
-    options = [f"default_time_to_live = {table.default_time_to_live}", cdc_option(table)]
-    if clustering:
-        options.insert(0, "CLUSTERING ORDER BY (" + ", ".join(
-            f"{maybe_quote(c.column_name)} {'DESC' if c.clustering_order == 'desc' else 'ASC'}" for c in clustering) + ")")
-    return (f"CREATE TABLE {maybe_quote(table.keyspace_name)}.{maybe_quote(table.table_name)} "
-            f"({', '.join(definitions)}) WITH {' AND '.join(options)};")
+    return create_statement(
+        f"{maybe_quote(table.keyspace_name)}.{maybe_quote(table.table_name)}",
+        [column_definition(c.column_name, c.cql_type, c.kind, c.column_name == table.ttl_column) for c in columns],
+        [maybe_quote(c.column_name) for c in columns if c.kind == "partition_key"],
+        [(maybe_quote(c.column_name), "DESC" if c.clustering_order == "desc" else "ASC")
+         for c in columns if c.kind == "clustering"],
+        [f"default_time_to_live = {table.default_time_to_live}", cdc_option(table)])
 
 
 def cdc_option(table: BaseTable) -> str:

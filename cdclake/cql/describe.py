@@ -35,7 +35,7 @@ def cdc_property(table: Table) -> Optional[str]:
     return "cdc = {" + ", ".join(f"'{key}': '{value}'" for key, value in sorted(options.items())) + "}"
 
 
-def _create_statement(qualified: str, columns: list[str], partition: list[str], clustering: list[tuple[str, str]],
+def create_statement(qualified: str, columns: list[str], partition: list[str], clustering: list[tuple[str, str]],
                       properties: list[str]) -> str:
     lines = [f"CREATE TABLE {qualified} ("] + [f"    {column}," for column in columns]
     key = ", ".join(partition)
@@ -48,23 +48,21 @@ def _create_statement(qualified: str, columns: list[str], partition: list[str], 
     return "\n".join(lines) + "\n) WITH " + "\n    AND ".join(clauses + properties) + ";"
 
 
+def column_definition(name: str, cql_type: str, kind: str, is_ttl_column: bool) -> str:
+    """A column as CREATE TABLE declares it: name, type, then ``TTL`` and ``STATIC`` when they apply."""
+    return (f"{maybe_quote(name)} {cql_type}" + (" TTL" if is_ttl_column else "")
+            + (" STATIC" if kind == "static" else ""))
+
+
 def describe_table(table: Table) -> str:
-    columns = []
-    for column in table.columns:
-        if column.type == EMPTY:            # a dense table's hidden value column
-            continue
-        text = f"{maybe_quote(column.name)} {column.type.cql_text()}"
-        if column.name == table.ttl_column:
-            text += " TTL"
-        if column.kind == "static":
-            text += " STATIC"
-        columns.append(text)
+    columns = [column_definition(column.name, column.type.cql_text(), column.kind, column.name == table.ttl_column)
+               for column in table.columns if column.type != EMPTY]    # not a dense table's hidden value column
     properties = (["COMPACT STORAGE"] if table.compact_storage else []) + \
         [f"default_time_to_live = {table.default_time_to_live}"]
     cdc = cdc_property(table)
     if cdc is not None:
         properties.append(cdc)
-    return _create_statement(
+    return create_statement(
         f"{maybe_quote(table.keyspace)}.{maybe_quote(table.name)}", columns,
         [maybe_quote(c.name) for c in table.partition_key],
         [(maybe_quote(c.name), "DESC" if c.clustering_order == "desc" else "ASC") for c in table.clustering],
@@ -76,7 +74,7 @@ def describe_log_table(table: Table, user_types: dict[str, list[tuple[str, str]]
     rows = [{"column_name": c.name, "kind": c.kind, "cql_type": c.type.cql_text()} for c in table.columns]
     types = log_column_types(rows, user_types)
     columns = [f"{maybe_quote(name)} {types[name]}" for name in log_select_order(list(types))]
-    return _create_statement(
+    return create_statement(
         f"{maybe_quote(table.keyspace)}.{maybe_quote(table.name + '_scylla_cdc_log')}", columns,
         [maybe_quote("cdc$stream_id")], [(maybe_quote("cdc$time"), "ASC"), (maybe_quote("cdc$batch_seq_no"), "ASC")],
         ["default_time_to_live = 0"])
