@@ -69,34 +69,39 @@ def load_file(args) -> int:
             load = load_schema_text(text, path, now_us, existing)
             for line in load.outcomes + load.notes:
                 print(line)
+            loads = [load]
         else:
             last, earlier = inputs.last_write_id(spark), inputs.WarehouseWrites(spark)
             if args.command == "cql":
                 from cdclake.cql_load import load_cql_text
 
-                load = load_cql_text(text, path, now_us=now_us, step_us=args.step, skew_us=args.skew,
-                                     existing=existing, last_write_id=last, earlier_writes=earlier)
+                loads = [load_cql_text(text, path, now_us=now_us, step_us=args.step, skew_us=args.skew,
+                                       existing=existing, last_write_id=last, earlier_writes=earlier)]
             else:
-                from cdclake.snapshot_load import load_snapshot_text
+                from cdclake.snapshot_load import snapshot_loads
 
                 keyspace, _, table = args.table.partition(".")
-                load = load_snapshot_text(text, path, keyspace, table, existing=existing, last_write_id=last,
-                                          now_us=now_us, write_times=args.write_times, backfill_us=args.backfill_time,
-                                          earlier_writes=earlier)
+                loads = snapshot_loads(text, path, keyspace, table, existing=existing, last_write_id=last,
+                                       now_us=now_us, write_times=args.write_times, backfill_us=args.backfill_time,
+                                       earlier_writes=earlier)
     except CqlSyntaxError as error:
         print(f"error: {path}:{error.line}:{error.column}: {error.detail}; nothing loaded", file=sys.stderr)
         return 2
     except (SnapshotFileError, CqlError) as error:
         print(f"error: {error}; nothing loaded", file=sys.stderr)
         return 2
-    for problem in load.problems:
-        print(problem, file=sys.stderr)
-    inputs.append_inputs(spark, atoms=load.atoms, tables=load.tables, columns=load.columns, types=load.types,
-                         table_format=os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet"))
+    writes = atoms = versions = refused = 0
+    for load in loads:        # a snapshot: one chunk of rows at a time
+        for problem in load.problems:
+            print(problem, file=sys.stderr)
+        inputs.append_inputs(spark, atoms=load.atoms, tables=load.tables, columns=load.columns, types=load.types,
+                             table_format=os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet"))
+        writes, atoms = writes + load.writes, atoms + len(load.atoms)
+        versions, refused = versions + len(load.tables), refused + len(load.problems)
     from cdclake.log_models import write_log_models_for_inputs
     from cdclake.paths import PROJECT_DIR
 
     write_log_models_for_inputs(spark, PROJECT_DIR, example=False)    # for plain dbt after the load
-    print(f"loaded {load.writes} writes ({len(load.atoms)} atoms) and {len(load.tables)} new table schema versions "
-          "into cdc_input" + (f"; {len(load.problems)} refused (above)" if load.problems else ""))
-    return 1 if load.problems else 0
+    print(f"loaded {writes} writes ({atoms} atoms) and {versions} new table schema versions into cdc_input"
+          + (f"; {refused} refused (above)" if refused else ""))
+    return 1 if refused else 0

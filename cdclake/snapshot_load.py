@@ -27,6 +27,7 @@ import io
 import json
 import re
 from dataclasses import dataclass
+from typing import Iterator
 
 from cdclake.cql import types as t
 from cdclake.cql.describe import maybe_quote
@@ -40,6 +41,7 @@ from cdclake.cql_load import CqlLoad, load_cql_statements
 from cdclake.schema_ddl import schema_ddl
 
 WRITE_TIME_MODES = ("backfill", "original")
+CHUNK_ROWS = 50_000         # export rows per front-door run and append: memory stays bounded
 _META = re.compile(r"(writetime|ttl)\((.+)\)\Z", re.IGNORECASE)
 _QUOTED_TYPES = ("text", "ascii", "varchar", "inet", "timestamp", "date", "time")
 
@@ -55,11 +57,13 @@ class _Field:
     role: str               # 'value', 'writetime' or 'ttl'
 
 
-def load_snapshot_text(text: str, path: str, keyspace: str, table_name: str, *, existing: tuple[list, list, list],
-                       last_write_id: int, now_us: int, write_times: str = "backfill",
-                       backfill_us: int | None = None, earlier_writes=None) -> CqlLoad:
+def snapshot_loads(text: str, path: str, keyspace: str, table_name: str, *, existing: tuple[list, list, list],
+                   last_write_id: int, now_us: int, write_times: str = "backfill", backfill_us: int | None = None,
+                   earlier_writes=None, chunk_rows: int = CHUNK_ROWS) -> Iterator[CqlLoad]:
     """The writes that load the export ``text`` of ``keyspace.table_name`` (see the module
-    docstring); ``backfill_us``: the backfill write time (default ``now_us``)."""
+    docstring), ``chunk_rows`` rows at a time, write ids continuing from chunk to chunk;
+    ``backfill_us``: the backfill write time (default ``now_us``). The whole file's structure is
+    checked first: ``SnapshotFileError`` before any chunk."""
     if write_times not in WRITE_TIME_MODES:
         raise ValueError(f"write_times must be one of {WRITE_TIME_MODES}")
     preamble = schema_ddl(*existing) if existing[0] else ""
@@ -70,24 +74,49 @@ def load_snapshot_text(text: str, path: str, keyspace: str, table_name: str, *, 
                                 "(load its schema first: cdclake load schema)") from None
     rows = list(_records(text, path))
     if not rows:
-        return CqlLoad()
+        return iter(())
     fields, rows = _layout(rows, table, path)
     if write_times == "original" and not any(f.role == "writetime" for f in fields):
         raise SnapshotFileError(f"{path}:1: original write times need writetime(c) columns in the header")
-    problems, writes = [], []
     for line, row in rows:
         if len(row) != len(fields):
             raise SnapshotFileError(f"{path}:{line}: {len(row)} fields, the header has {len(fields)}")
+
+    def chunks(last: int):
+        for start in range(0, len(rows), chunk_rows):
+            load = _rows_load(rows[start:start + chunk_rows], fields, table, path, existing=existing,
+                              last_write_id=last, now_us=now_us, write_times=write_times,
+                              backfill_us=now_us if backfill_us is None else backfill_us, earlier_writes=earlier_writes)
+            last = max((atom.write_id for atom in load.atoms), default=last)
+            yield load
+
+    return chunks(last_write_id)
+
+
+def load_snapshot_text(text: str, path: str, keyspace: str, table_name: str, **options) -> CqlLoad:
+    """``snapshot_loads`` as one load (all chunks' writes and problems)."""
+    whole = CqlLoad()
+    for load in snapshot_loads(text, path, keyspace, table_name, **options):
+        whole.atoms += load.atoms
+        whole.problems += load.problems
+    return whole
+
+
+def _rows_load(rows: list, fields: list[_Field], table, path: str, *, write_times: str, backfill_us: int,
+               **options) -> CqlLoad:
+    """The writes of some rows of the export, run through the front door (``options``: those of
+    ``load_cql_statements``). In write-time order with original write times."""
+    problems, writes = [], []
+    for line, row in rows:
         values, errors = _row_values(row, fields, table, f"{path}:{line}")
         problems += errors
         if not errors:
-            writes += [(timestamp, line, statement) for timestamp, statement in
-                       _row_writes(values, table, write_times, now_us if backfill_us is None else backfill_us)]
+            writes += [(timestamp, line, statement)
+                       for timestamp, statement in _row_writes(values, table, write_times, backfill_us)]
     writes.sort(key=lambda w: w[0] if write_times == "original" else 0)
     statements = parse_script("\n".join(statement for _, _, statement in writes))
-    load = load_cql_statements(statements, path, now_us=now_us, step_us=0, existing=existing,
-                               last_write_id=last_write_id, earlier_writes=earlier_writes,
-                               lines={index: f"{path}:{line}" for index, (_, line, _) in enumerate(writes)})
+    load = load_cql_statements(statements, path, step_us=0,
+                               lines={index: f"{path}:{line}" for index, (_, line, _) in enumerate(writes)}, **options)
     load.problems = problems + load.problems
     return load
 

@@ -293,3 +293,14 @@ def test_a_cql_load_reads_the_rows_loaded_before_it():
         (2, "l", "99"), (3, "v", "5")]
     assert [a.element_key for a in after.atoms if a.column_name == "l"] == \
         [a.element_key for a in first.atoms if a.column_name == "l" and a.value == "20"]
+
+
+def test_a_snapshot_loads_in_chunks_as_in_one_piece():
+    """Chunks of rows (bounded memory) give the same writes and problems, write ids continuing."""
+    export = "sensor_id,name,placed\n" + "".join(
+        f"{i:08x}-3f90-4c93-8f61-eabfa4a803e2,n{i},{'bad' if i == 5 else '2023-11-14 22:00:00.000000+0000'}\n"
+        for i in range(1, 12))
+    whole, chunked = snapshot(export, chunk_rows=100), snapshot(export, chunk_rows=3)
+    assert chunked.atoms == whole.atoms and chunked.problems == whole.problems == [
+        "s.csv:6:3: column placed (timestamp): value 'bad': " + whole.problems[0].split("value 'bad': ")[1]]
+    assert sorted({a.write_id for a in chunked.atoms}) == list(range(11, 21))
