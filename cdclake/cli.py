@@ -19,7 +19,6 @@ import argparse
 import logging
 import os
 import sys
-from collections import Counter
 
 from cdclake.paths import target_dir
 
@@ -41,7 +40,7 @@ def _setup_logging() -> None:
 
 def print_build_summary(spark) -> None:
     """What a build produced: writes in and their fate, log rows per table and operation."""
-    from cdclake.warehouse import audit_totals
+    from cdclake.warehouse import audit_totals, log_row_counts
 
     batches = spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()
     audit = batches[-1]
@@ -57,17 +56,9 @@ def print_build_summary(spark) -> None:
             f"+ {totals['unlogged_writes']} not logged + {totals['rejected_writes']} rejected; "
             f"{totals['log_rows']} log rows"
         )
-    per_table = spark.sql(
-        "select keyspace_name, table_name, `cdc$operation` as op, "
-        "count(distinct `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`) as n "
-        "from cdc_lake.cdc_log group by 1, 2, 3 order by 1, 2, 3"
-    ).collect()
-    tables: dict[str, Counter] = {}
-    for r in per_table:
-        tables.setdefault(f"{r.keyspace_name}.{r.table_name}_scylla_cdc_log", Counter())[r.op] = r.n
-    for table, ops in tables.items():
+    for (keyspace, table), ops in sorted(log_row_counts(spark).items()):
         detail = ", ".join(f"op {op}: {n}" for op, n in sorted(ops.items()))
-        print(f"  {table}: {sum(ops.values())} rows ({detail})")
+        print(f"  {keyspace}.{table}_scylla_cdc_log: {sum(ops.values())} rows ({detail})")
     for r in spark.sql(
         "select reason, count(*) as n from cdc_lake.cdc_rejected_writes group by reason order by reason"
     ).collect():
@@ -96,14 +87,13 @@ def dbt_command(args: list[str]) -> str:
 def prepare_inputs(spark, project_dir, command: str, *, example: bool) -> str | None:
     """Before dbt parses: the log models of the schemas the build reads (log_models.py). A build
     or run needs inputs: without them (nor the example chosen), the reason to stop."""
-    from cdclake.inputs import INPUT_SCHEMA, INPUT_TABLES
+    from cdclake.inputs import missing_inputs
     from cdclake.log_models import write_log_models_for_inputs
-    from cdclake.warehouse import missing_tables
 
     write_log_models_for_inputs(spark, project_dir, example=example)
     if command not in COMMANDS_WITH_SUMMARY or example:
         return None
-    missing = missing_tables(spark, [f"{INPUT_SCHEMA}.{name}" for name in INPUT_TABLES])
+    missing = missing_inputs(spark)
     if not missing:
         return None
     return (f"the warehouse has no {', '.join(missing)}: load your keyspace (cdclake load schema|cql|snapshot, "

@@ -56,13 +56,21 @@ def write_inputs(
     _save(spark, "base_types", rows(types, BASE_TYPE_COLUMNS), BASE_TYPES_SPARK_SCHEMA, table_format)
 
 
+def missing_inputs(spark, names=INPUT_TABLES) -> list[str]:
+    """The input tables among ``names`` that the warehouse does not hold, as ``cdc_input.<name>``."""
+    from cdclake.warehouse import missing_tables
+
+    return missing_tables(spark, [f"{INPUT_SCHEMA}.{name}" for name in names])
+
+
 def read_schema_records(spark) -> tuple[list[BaseTable], list[BaseColumn], list[BaseTypeField]]:
     """The base-table schema records in the warehouse's ``cdc_input`` (empty lists without them)."""
     from cdclake.schema_records import record_from_row
-    from cdclake.warehouse import missing_tables
+
+    missing = missing_inputs(spark, ("base_tables", "base_columns", "base_types"))
 
     def records(name, record_class):
-        if missing_tables(spark, [f"{INPUT_SCHEMA}.{name}"]):
+        if f"{INPUT_SCHEMA}.{name}" in missing:
             return []
         return [record_from_row(record_class, r.asDict()) for r in spark.table(f"{INPUT_SCHEMA}.{name}").collect()]
 
@@ -71,9 +79,7 @@ def read_schema_records(spark) -> tuple[list[BaseTable], list[BaseColumn], list[
 
 def last_write_id(spark) -> int:
     """The highest write id in ``cdc_input.base_mutations`` (0 without writes)."""
-    from cdclake.warehouse import missing_tables
-
-    if missing_tables(spark, [f"{INPUT_SCHEMA}.base_mutations"]):
+    if missing_inputs(spark, ["base_mutations"]):
         return 0
     return spark.sql(f"select coalesce(max(write_id), 0) as last from {INPUT_SCHEMA}.base_mutations").first().last
 
@@ -84,35 +90,31 @@ def append_inputs(
     atoms: Iterable[Atom] = (),
     tables: Iterable[BaseTable] = (),
     columns: Iterable[BaseColumn] = (),
-    types: Iterable[BaseTypeField] = (),
     table_format: str = "parquet",
 ) -> None:
-    """Append mutation atoms and new schema versions to the input tables (created when missing).
-    The user types given replace the warehouse's fields of the same types (types carry no versions)."""
-    from cdclake.warehouse import missing_tables
+    """Append mutation atoms and new schema versions to the input tables (created when missing,
+    else written in the table's own format, whatever this session's is)."""
+    missing = missing_inputs(spark, ("base_mutations", "base_tables", "base_columns"))
+    for name, records, names, schema in (
+        ("base_mutations", atoms, ATOM_COLUMNS, ATOM_SPARK_SCHEMA),
+        ("base_tables", tables, BASE_TABLE_COLUMNS, BASE_TABLES_SPARK_SCHEMA),
+        ("base_columns", columns, BASE_COLUMN_COLUMNS, BASE_COLUMNS_SPARK_SCHEMA),
+    ):
+        records = rows(records, names)
+        if f"{INPUT_SCHEMA}.{name}" in missing:
+            _save(spark, name, records, schema, table_format)
+        elif records:
+            spark.createDataFrame(records, schema=schema).write.insertInto(f"{INPUT_SCHEMA}.{name}")
 
-    def append(name, records, names, schema):
-        records = list(records)
-        missing = missing_tables(spark, [f"{INPUT_SCHEMA}.{name}"])
-        if missing:
-            _save(spark, name, rows(records, names), schema, table_format)
-        elif records:      # in the table's own format, whatever this session's is
-            spark.createDataFrame(rows(records, names), schema=schema).write.insertInto(f"{INPUT_SCHEMA}.{name}")
 
-    append("base_mutations", atoms, ATOM_COLUMNS, ATOM_SPARK_SCHEMA)
-    append("base_tables", tables, BASE_TABLE_COLUMNS, BASE_TABLES_SPARK_SCHEMA)
-    append("base_columns", columns, BASE_COLUMN_COLUMNS, BASE_COLUMNS_SPARK_SCHEMA)
-    types = list(types)
-    types_missing = bool(missing_tables(spark, [f"{INPUT_SCHEMA}.base_types"]))
-    if types or types_missing:
-        redefined = {(f.keyspace_name, f.type_name) for f in types}
-        kept = [f for f in read_schema_records(spark)[2] if (f.keyspace_name, f.type_name) not in redefined]
-        all_types = rows(kept + types, BASE_TYPE_COLUMNS)
-        if types_missing:
-            _save(spark, "base_types", all_types, BASE_TYPES_SPARK_SCHEMA, table_format)
-        else:
-            spark.createDataFrame(all_types, schema=BASE_TYPES_SPARK_SCHEMA).write.insertInto(
-                f"{INPUT_SCHEMA}.base_types", overwrite=True)
+def write_types(spark, types: Iterable[BaseTypeField], table_format: str = "parquet") -> None:
+    """Overwrite ``cdc_input.base_types`` with every user type's fields (types carry no versions)."""
+    records = rows(types, BASE_TYPE_COLUMNS)
+    if missing_inputs(spark, ["base_types"]):
+        _save(spark, "base_types", records, BASE_TYPES_SPARK_SCHEMA, table_format)
+    else:
+        spark.createDataFrame(records, schema=BASE_TYPES_SPARK_SCHEMA).write.insertInto(
+            f"{INPUT_SCHEMA}.base_types", overwrite=True)
 
 
 class WarehouseWrites:
@@ -124,7 +126,7 @@ class WarehouseWrites:
         from cdclake.warehouse import missing_tables
 
         self.spark = spark
-        self.exists = not missing_tables(spark, [f"{INPUT_SCHEMA}.base_mutations"])
+        self.exists = not missing_inputs(spark, ["base_mutations"])
         self.ledger = not missing_tables(spark, ["cdc_lake.cdc_processed_writes"])
 
     def _atoms(self, condition: str, args: dict) -> list[Atom]:

@@ -90,18 +90,23 @@ def load_file(args) -> int:
     except (SnapshotFileError, CqlError) as error:
         print(f"error: {error}; nothing loaded", file=sys.stderr)
         return 2
-    writes = atoms = versions = refused = 0
+    from cdclake.log_models import write_log_models
+    from cdclake.paths import PROJECT_DIR
+    from cdclake.schema_records import with_types
+
+    table_format = os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
+    tables, columns, types = (list(records) for records in existing)   # the schemas after the load
+    writes = atoms = refused = 0
     for load in loads:        # a snapshot: one chunk of rows at a time
         for problem in load.problems:
             print(problem, file=sys.stderr)
-        inputs.append_inputs(spark, atoms=load.atoms, tables=load.tables, columns=load.columns, types=load.types,
-                             table_format=os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet"))
-        writes, atoms = writes + load.writes, atoms + len(load.atoms)
-        versions, refused = versions + len(load.tables), refused + len(load.problems)
-    from cdclake.log_models import write_log_models_for_inputs
-    from cdclake.paths import PROJECT_DIR
-
-    write_log_models_for_inputs(spark, PROJECT_DIR, example=False)    # for plain dbt after the load
-    print(f"loaded {writes} writes ({atoms} atoms) and {versions} new table schema versions into cdc_input"
-          + (f"; {refused} refused (above)" if refused else ""))
+        inputs.append_inputs(spark, atoms=load.atoms, tables=load.tables, columns=load.columns, table_format=table_format)
+        if load.types or inputs.missing_inputs(spark, ["base_types"]):
+            types = with_types(types, load.types)
+            inputs.write_types(spark, types, table_format)
+        tables, columns = tables + load.tables, columns + load.columns
+        writes, atoms, refused = writes + load.writes, atoms + len(load.atoms), refused + len(load.problems)
+    write_log_models(PROJECT_DIR, tables, columns=columns, types=types)    # for plain dbt after the load
+    print(f"loaded {writes} writes ({atoms} atoms) and {len(tables) - len(existing[0])} new table schema versions "
+          "into cdc_input" + (f"; {refused} refused (above)" if refused else ""))
     return 1 if refused else 0

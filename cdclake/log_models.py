@@ -14,7 +14,6 @@ from typing import Iterable
 
 import yaml
 
-from cdclake.inputs import INPUT_SCHEMA
 from cdclake.log_columns import LogColumn, UnmappedTypeError, log_table_columns
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions, record_from_row
 
@@ -82,20 +81,17 @@ def write_log_models_for_inputs(spark, project_dir: Path, *, example: bool) -> l
     """The log models of the schemas a build is about to read: the example's seed files when the
     example is chosen (var ``cdc_example``: the seeds load first), else the warehouse's
     ``cdc_input`` tables. None (the models stay as they are) when there are no schemas yet."""
-    if example:
-        rows = {name: _csv_rows(project_dir / "seeds" / f"{name}.csv") for name in SCHEMA_INPUTS}
-    else:
-        from cdclake.warehouse import missing_tables
+    from cdclake.inputs import missing_inputs, read_schema_records
 
-        if missing_tables(spark, [f"{INPUT_SCHEMA}.{name}" for name in SCHEMA_INPUTS]):
-            return None
-        rows = {name: [r.asDict() for r in spark.table(f"{INPUT_SCHEMA}.{name}").collect()] for name in SCHEMA_INPUTS}
-    return write_log_models(
-        project_dir,
-        [record_from_row(BaseTable, r) for r in rows["base_tables"]],
-        columns=[record_from_row(BaseColumn, r) for r in rows["base_columns"]],
-        types=[record_from_row(BaseTypeField, r) for r in rows["base_types"]],
-    )
+    if example:
+        tables, columns, types = (
+            [record_from_row(record_class, row) for row in _csv_rows(project_dir / "seeds" / f"{name}.csv")]
+            for name, record_class in zip(SCHEMA_INPUTS, (BaseTable, BaseColumn, BaseTypeField)))
+    elif missing_inputs(spark, SCHEMA_INPUTS):
+        return None
+    else:
+        tables, columns, types = read_schema_records(spark)
+    return write_log_models(project_dir, tables, columns=columns, types=types)
 
 
 def _csv_rows(path: Path) -> list[dict]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from cdclake.cql.describe import column_definition, create_statement, maybe_quote
+from cdclake.cql.describe import cdc_property_text, column_definition, create_statement, maybe_quote
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions
 
 KIND_ORDER = {"partition_key": 0, "clustering": 1, "static": 2, "regular": 3}
@@ -71,9 +71,8 @@ def create_table(table: BaseTable, columns: list[BaseColumn]) -> str:
 
 
 def cdc_option(table: BaseTable) -> str:
-    options = {
+    return cdc_property_text({
         "enabled": "true" if table.cdc_enabled else "false", "preimage": table.cdc_preimage,
         "postimage": "true" if table.cdc_postimage else "false", "delta": table.cdc_delta,
         "ttl": str(table.cdc_ttl_seconds),
-    }
-    return "cdc = {" + ", ".join(f"'{key}': '{value}'" for key, value in options.items()) + "}"
+    })

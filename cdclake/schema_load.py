@@ -58,9 +58,10 @@ def load_schema_text(text: str, path: str, now_us: int, existing: tuple[list, li
 
     old_tables, old_columns, _ = existing
     old_latest = {(t.keyspace_name, t.table_name): t for t in latest_versions(old_tables)}
+    final_columns = result.final_columns()
     for table in result.final_tables():
         key = (table.keyspace_name, table.table_name)
-        columns = [c for c in result.final_columns() if (c.keyspace_name, c.table_name) == key]
+        columns = [c for c in final_columns if (c.keyspace_name, c.table_name) == key]
         old = old_latest.get(key)
         if old is None:
             version, created_ms, outcome = 0, None, "new"

@@ -88,6 +88,13 @@ def changed_types(types: Iterable[BaseTypeField], old: Iterable[BaseTypeField]) 
             for f in sorted(new[key], key=lambda f: f.field_position)]
 
 
+def with_types(old: Iterable[BaseTypeField], new: Iterable[BaseTypeField]) -> list[BaseTypeField]:
+    """Every user type's fields once ``new`` types replace the ``old`` fields of the same types."""
+    new = list(new)
+    redefined = {(f.keyspace_name, f.type_name) for f in new}
+    return [f for f in old if (f.keyspace_name, f.type_name) not in redefined] + new
+
+
 def latest_versions(tables: Iterable[BaseTable]) -> list[BaseTable]:
     """Each table's latest schema version, ordered by keyspace and name."""
     latest: dict[tuple[str, str], BaseTable] = {}

@@ -12,9 +12,10 @@ from cdclake.inputs import INPUT_SCHEMA, INPUT_TABLES
 
 
 def status_lines(spark, run_results: dict | None) -> list[str]:
-    from cdclake.warehouse import audit_totals, missing_tables
+    from cdclake.inputs import missing_inputs
+    from cdclake.warehouse import audit_totals, log_row_counts, missing_tables
 
-    missing = set(missing_tables(spark, [f"{INPUT_SCHEMA}.{name}" for name in INPUT_TABLES]))
+    missing = set(missing_inputs(spark))
     lines = []
     if len(missing) == len(INPUT_TABLES):
         lines.append("no inputs: load your keyspace (cdclake load schema|cql|snapshot, cdclake generations "
@@ -23,11 +24,7 @@ def status_lines(spark, run_results: dict | None) -> list[str]:
         lines.append("inputs missing: " + ", ".join(sorted(missing)))
     built = not missing_tables(spark, ["cdc_lake.cdc_log", "cdc_lake.cdc_write_audit"])
     if f"{INPUT_SCHEMA}.base_tables" not in missing:
-        log_rows = {}
-        if built:
-            log_rows = {(r.keyspace_name, r.table_name): r.n for r in spark.sql(
-                "select keyspace_name, table_name, count(distinct `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`) as n "
-                "from cdc_lake.cdc_log group by 1, 2").collect()}
+        log_rows = {table: sum(ops.values()) for table, ops in log_row_counts(spark).items()} if built else {}
         tables = spark.sql(
             f"select keyspace_name, table_name, max_by(cdc_enabled, schema_version) as cdc_enabled, "
             f"count(*) as versions from {INPUT_SCHEMA}.base_tables group by 1, 2 order by 1, 2").collect()

@@ -1,6 +1,7 @@
 """What a build left in the warehouse, for the commands that read it afterwards."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable
 
 
@@ -21,3 +22,16 @@ def audit_totals(spark) -> dict[str, int]:
     """The write audit summed over every batch (build), with the number of batches."""
     sums = ", ".join(f"coalesce(sum({c}), 0) as {c}" for c in AUDIT_COUNTS)
     return spark.sql(f"select count(*) as batches, {sums} from cdc_lake.cdc_write_audit").first().asDict()
+
+
+def log_row_counts(spark) -> dict[tuple[str, str], Counter]:
+    """Log rows per base table (keyspace, table) and ``cdc$operation``, from ``cdc_lake.cdc_log``
+    (one row per log row and column cell: counted by their key)."""
+    counts: dict[tuple[str, str], Counter] = {}
+    for r in spark.sql(
+        "select keyspace_name, table_name, `cdc$operation` as op, "
+        "count(distinct `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`) as n "
+        "from cdc_lake.cdc_log group by 1, 2, 3"
+    ).collect():
+        counts.setdefault((r.keyspace_name, r.table_name), Counter())[r.op] = r.n
+    return counts

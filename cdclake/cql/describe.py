@@ -30,8 +30,11 @@ def maybe_quote(identifier: str) -> str:
 def cdc_property(table: Table) -> Optional[str]:
     """``cdc = {...}`` as DESCRIBE shows it, or None when the table has no cdc property."""
     options = table.cdc.normalised_map()
-    if options is None:
-        return None
+    return None if options is None else cdc_property_text(options)
+
+
+def cdc_property_text(options: dict[str, str]) -> str:
+    """``cdc = {'delta': 'full', ...}``: the options by name, as DESCRIBE prints them."""
     return "cdc = {" + ", ".join(f"'{key}': '{value}'" for key, value in sorted(options.items())) + "}"
 
 

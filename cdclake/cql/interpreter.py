@@ -134,8 +134,7 @@ def run_statements(statements: list[ast.Statement], *, now_us: int, step_us: int
     run); ``last_write_id``: the write ids continue after it; ``earlier_writes``: the rows
     written before, which the script's reads (list writes, conditions, per-row TTL scans) see.
     Schema versions count from the preamble's tables (version 0 = as the preamble created them)."""
-    runner = _ScriptRunner(enable_compact_storage)
-    runner.state = TableState(earlier_writes)
+    runner = _ScriptRunner(enable_compact_storage, earlier_writes)
     runner.last_write_id = last_write_id
     for statement in parse_script(schema_preamble):
         runner.execute(statement, now_us, now_us + skew_us)
@@ -179,13 +178,13 @@ def catalog_of(schema_ddl_text: str) -> Catalog:
 
 
 class _ScriptRunner:
-    def __init__(self, enable_compact_storage: bool = False) -> None:
+    def __init__(self, enable_compact_storage: bool = False, earlier_writes: Optional[EarlierWrites] = None) -> None:
         self.catalog = Catalog(enable_compact_storage)
         self.current_keyspace: Optional[str] = None
         self.last_write_id = 0
         self.last_ballot = 0          # the last LWT's paxos ballot timestamp (µs)
         self.log_created_ms: dict[tuple[str, str], int] = {}
-        self.state = TableState()
+        self.state = TableState(earlier_writes)
         # (keyspace, table) -> [(version, BaseTable, [BaseColumn])], one entry per schema change
         self.schema_versions: dict[tuple[str, str], list[tuple[int, BaseTable, list[BaseColumn]]]] = {}
 

@@ -11,6 +11,7 @@ from cdclake.cql.interpreter import run_script
 from cdclake.cql_load import load_cql_text
 from cdclake.schema_ddl import schema_ddl
 from cdclake.schema_load import load_schema_text
+from cdclake.schema_records import with_types
 from cdclake.snapshot_load import SnapshotFileError, cql_literal, load_snapshot_text
 from conftest import REPO
 
@@ -80,9 +81,7 @@ SENSOR = "5b6962dd-3f90-4c93-8f61-eabfa4a803e2"
 
 def schema_records(text: str = DESCRIBE, existing=([], [], [])):
     load = load_schema_text(text, "ks.cql", NOW_US, existing)
-    redefined = {(f.keyspace_name, f.type_name) for f in load.types}
-    types = [f for f in existing[2] if (f.keyspace_name, f.type_name) not in redefined] + load.types
-    return load, (existing[0] + load.tables, existing[1] + load.columns, types)
+    return load, (existing[0] + load.tables, existing[1] + load.columns, with_types(existing[2], load.types))
 
 
 def plain(records):
