@@ -1,4 +1,5 @@
-{#- Helpers of the log round-trip test (tests/dbt/marts/assert_log_replays_to_base_state.sql). -#}
+{#- Helpers of the log replay: the state a log rebuilds (int_log_replay_cells) and the log round-trip
+    test (tests/dbt/marts/assert_log_replays_to_base_state.sql). -#}
 
 {% macro cdc_json_object(members) -%}
     {#- A map<string, string> of raw JSON members as one JSON object, members in name order. -#}
@@ -45,17 +46,30 @@
 {%- endmacro %}
 
 
-{% macro cdc_live_cells(facts, name) -%}
+{% macro cdc_live_cells(facts, name, extra=[], as_of_us=none) -%}
     {#- CTEs `<name>_winners` and `<name>`: the live cells and row markers of a set of write facts
         (cells, markers and tombstones), merged as ScyllaDB merges them: per cell the highest
         timestamp wins, a dead cell on a tie; a tombstone removes what it covers at or below its
-        timestamp. TTL expiry is not applied (the TTL is compared as a fact). -#}
+        timestamp. `extra`: columns of the facts the winner keeps. Without `as_of_us` TTL expiry
+        is not applied (the TTL is compared as a fact); with it (a SQL expression, microseconds),
+        only facts written at or before it count and a cell whose TTL has run out by then (its
+        write time plus its TTL) is gone, as dead as a tombstone at its write time. -#}
+{%- set known = facts if as_of_us is none else name ~ '_facts' %}
+{%- if as_of_us is not none %}
+{{ name }}_facts as (
+
+    select * from {{ facts }}
+    where ts <= {{ as_of_us }}
+
+),
+{% endif %}
+
 {{ name }}_winners as (
 
     select
         keyspace_name, table_name, partition_id, is_static, row_position, column_name, element_key,
-        max(struct(ts, not is_live as is_dead, value, ttl)) as winner
-    from {{ facts }}
+        max(struct(ts, not is_live as is_dead, value, ttl{% for column in extra %}, {{ column }}{% endfor %})) as winner
+    from {{ known }}
     where fact_kind in ('cell', 'row_marker')
     group by keyspace_name, table_name, partition_id, is_static, row_position, column_name, element_key
 
@@ -67,8 +81,9 @@
         winners.keyspace_name, winners.table_name, winners.partition_id, winners.is_static,
         winners.row_position, winners.column_name, winners.element_key,
         winners.winner.value as value, winners.winner.ts as ts, winners.winner.ttl as ttl
+        {%- for column in extra %}, winners.winner.{{ column }} as {{ column }}{% endfor %}
     from {{ name }}_winners as winners
-    left join {{ facts }} as deletions
+    left join {{ known }} as deletions
         on
             winners.keyspace_name = deletions.keyspace_name
             and winners.table_name = deletions.table_name
@@ -94,7 +109,11 @@
     group by
         winners.keyspace_name, winners.table_name, winners.partition_id, winners.is_static,
         winners.row_position, winners.column_name, winners.element_key, winners.winner
-    having not winners.winner.is_dead and coalesce(max(deletions.ts) < winners.winner.ts, true)
+    having
+        not winners.winner.is_dead and coalesce(max(deletions.ts) < winners.winner.ts, true)
+        {%- if as_of_us is not none %}
+        and coalesce(winners.winner.ts + winners.winner.ttl * 1000000 > {{ as_of_us }}, true)
+        {%- endif %}
 
 )
 {%- endmacro %}

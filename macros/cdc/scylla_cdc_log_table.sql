@@ -100,6 +100,25 @@
 {%- endmacro %}
 
 
+{% macro cdc_writes_to_add(logged_through) -%}
+    {#- The write ids whose rows an incremental table that follows the log adds in this build:
+        the batch's, and those earlier builds processed after the last one the table holds
+        (`logged_through`, from `cdc_logged_through_write_id`; a build stopped before the table
+        left them out), or without that mark the last processed batch's. -#}
+    select write_id from {{ ref('int_writes_admitted') }}
+    {%- if is_incremental() %}
+    union all
+    select processed.write_id
+    from {{ cdc_writes_processed_before() }} as processed
+    {%- if logged_through is not none %}
+    where processed.write_id > {{ logged_through }}
+    {%- else %}
+    where processed.batch_id = (select max(batch_id) from {{ cdc_writes_processed_before() }})
+    {%- endif %}
+    {%- endif %}
+{%- endmacro %}
+
+
 {% macro scylla_cdc_log_table(keyspace_name, table_name) -%}
     {#- The log table `<keyspace>.<table>_scylla_cdc_log` of one base table, with ScyllaDB's
         column names and the Spark types of the CQL types: cdc_log pivoted from long to wide.
@@ -115,17 +134,7 @@ with
 
 recent_writes as (
 
-    select write_id from {{ ref('int_writes_admitted') }}
-    {%- if is_incremental() %}
-    union all
-    select processed.write_id
-    from {{ cdc_writes_processed_before() }} as processed
-    {%- if logged_through is not none %}
-    where processed.write_id > {{ logged_through }}
-    {%- else %}
-    where processed.batch_id = (select max(batch_id) from {{ cdc_writes_processed_before() }})
-    {%- endif %}
-    {%- endif %}
+    {{ cdc_writes_to_add(logged_through) }}
 
 ),
 

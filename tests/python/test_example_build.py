@@ -154,10 +154,14 @@ def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
         built.sql("drop table cdc_lake.cdc_log_tmp")
 
     select = ["--select", "assert_log_replays_to_base_state", "--log-level", "error"]
+    # the test reads the log's replayed facts: replayed again from the log as it is
+    replay_facts = ["run", "--select", "int_log_replay_facts", "--full-refresh", "--log-level", "error"]
     built.sql("create table cdc_lake.cdc_log_original as select * from cdc_lake.cdc_log")
     try:
         load(corruption)
+        assert dbt.invoke(replay_facts)
         assert not dbt.invoke(["test"] + select), "the corrupted log went unnoticed"
     finally:
         built.sql("insert overwrite table cdc_lake.cdc_log select * from cdc_lake.cdc_log_original")
         built.sql("drop table cdc_lake.cdc_log_original")
+        assert dbt.invoke(replay_facts) and dbt.invoke(["test"] + select)

@@ -1,0 +1,2 @@
+{{ config(alias='orders_state', schema='shop') }}
+{{ scylla_cdc_state_table('shop', 'orders') }}
