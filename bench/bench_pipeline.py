@@ -140,11 +140,23 @@ def copy_job(spark, table_format: str) -> None:
         .saveAsTable("bench_copy.base_mutations")
 
 
-def slowest_nodes(project, count: int = 8) -> list[tuple[str, float]]:
+def node_times(project) -> list[tuple[str, float]]:
+    """(node, seconds) of the last dbt command, slowest first."""
     results = json.loads((project / "target" / "run_results.json").read_text())["results"]
-    timings = sorted(((r["unique_id"].split(".", 2)[-1], r["execution_time"]) for r in results),
-                     key=lambda item: -item[1])
-    return timings[:count]
+    return sorted(((r["unique_id"].split(".", 2)[-1], r["execution_time"]) for r in results),
+                  key=lambda item: -item[1])
+
+
+def consumer_share(times: list[tuple[str, float]]) -> str:
+    """The seconds of the consumer tables (the log replay, the state, history and change-feed
+    tables and their tests) and their share of all nodes' seconds."""
+    from cdclake.consumer_models import KINDS
+
+    def is_consumer(node: str) -> bool:
+        return "log_replay" in node or "state_is_the_history" in node or "changes_are_logged" in node \
+            or any(node.endswith(f"_{kind}") for kind in KINDS)
+    consumer, total = sum(t for n, t in times if is_consumer(n)), sum(t for _, t in times)
+    return f"{consumer:.1f} s of {total:.1f} s ({100 * consumer / total:.0f}%)"
 
 
 def build(project, seconds: dict, name: str, *extra: str) -> None:
@@ -169,7 +181,7 @@ def main() -> None:
     with timed(seconds, "copy"):
         copy_job(spark, table_format)
     build(project, seconds, "full", "--full-refresh")
-    full_nodes = slowest_nodes(project)
+    full_nodes = node_times(project)
     increment = max(1, WRITES // 100)
     workload_atoms(spark, increment, first=WRITES).write.mode("append").format(table_format) \
         .saveAsTable("cdc_input.base_mutations")
@@ -196,9 +208,12 @@ def main() -> None:
     for audit in audits:
         lines.append(f"audit, batch {audit['batch_id']}: "
                      + ", ".join(f"{k} {v:,}" for k, v in audit.items() if k != "batch_id"))
+    incremental_nodes = node_times(project)
     lines += [
-        "slowest nodes, full: " + ", ".join(f"{name} {t:.1f} s" for name, t in full_nodes),
-        "slowest nodes, incremental: " + ", ".join(f"{name} {t:.1f} s" for name, t in slowest_nodes(project)),
+        "slowest nodes, full: " + ", ".join(f"{name} {t:.1f} s" for name, t in full_nodes[:8]),
+        "slowest nodes, incremental: " + ", ".join(f"{name} {t:.1f} s" for name, t in incremental_nodes[:8]),
+        f"consumer tables (log replay, state, history, changes, their tests): full {consumer_share(full_nodes)}, "
+        f"incremental {consumer_share(incremental_nodes)}",
     ]
     report("end-to-end pipeline", lines)
 
