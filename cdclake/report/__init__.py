@@ -41,7 +41,7 @@ def render_page(data) -> str:
     from cdclake.report import figures
 
     parts = [figures.summary_table(data), figures.timeline_figure(data), figures.ring_figure(data),
-             figures.hot_streams_figure(data), figures.rejected_figure(data)]
+             figures.hot_streams_figure(data), figures.rejected_figure(data), figures.table_rows_figure(data)]
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"

@@ -15,6 +15,7 @@ REQUIRED_TABLES = (
     "cdc_lake.cdc_write_audit",
 )
 TIME_BINS = 40
+VERSIONS = "cdc_intermediate.int_log_replay_versions"   # the rows' history (the consumer tables')
 
 
 class MissingTablesError(RuntimeError):
@@ -56,6 +57,18 @@ class TimeBin:
 
 
 @dataclass(frozen=True)
+class TableRows:
+    """One base table's rows over time, from its history (`int_log_replay_versions`, clustered
+    and partition rows, not static rows): per time bin the rows live at its end and the versions
+    that started in it."""
+
+    table: str
+    bins: list[TimeBin]          # the writes' bins: their time span
+    live_rows: list[int]
+    new_versions: list[int]
+
+
+@dataclass(frozen=True)
 class ReportData:
     summary: dict[str, int]
     generations: list[Generation]
@@ -63,6 +76,7 @@ class ReportData:
     hot_streams: list[StreamRows]  # every stream with log rows, most rows first
     write_bins: list[TimeBin]
     reasons: list[str]
+    table_rows: list[TableRows] = field(default_factory=list)
 
 
 def require_tables(spark) -> None:
@@ -85,14 +99,16 @@ def read_report_data(spark, time_bins: int = TIME_BINS) -> ReportData:
         ).collect()
     ]
     summary = {**audit, "generations": len(generations)}
+    write_bins = _write_bins(spark, time_bins)
     return ReportData(
         summary=summary,
         generations=generations,
         ring=_latest_ring(spark),
         hot_streams=_stream_rows(spark),
-        write_bins=_write_bins(spark, time_bins),
+        write_bins=write_bins,
         reasons=[r.reason for r in spark.sql(
             "select distinct reason from cdc_lake.cdc_rejected_writes order by reason").collect()],
+        table_rows=_table_rows(spark, write_bins),
     )
 
 
@@ -148,3 +164,30 @@ def _write_bins(spark, time_bins: int) -> list[TimeBin]:
         else:
             bins[r.bin].rejected[r.reason] = r.n
     return bins
+
+
+def _table_rows(spark, bins: list[TimeBin]) -> list[TableRows]:
+    """Per table with a history, over the writes' bins: the rows live at each bin's end (a
+    version valid then that is not a deletion) and the versions started in it."""
+    if not bins or missing_tables(spark, [VERSIONS]):
+        return []
+    versions = spark.sql(
+        "select distinct concat(keyspace_name, '.', table_name) as name, partition_id, row_position,"
+        " valid_from_us / 1000 as from_ms, valid_to_us / 1000 as to_ms, is_deletion"
+        f" from {VERSIONS} where not is_static"
+    )
+    versions.createOrReplaceTempView("report_versions")
+    ends = ", ".join(f"({i}, {b.end_ms})" for i, b in enumerate(bins))
+    counts = spark.sql(
+        f"with bin_ends as (select * from values {ends} as bin_ends(bin, end_ms)) "
+        "select name, bin,"
+        " count_if(not is_deletion and from_ms <= end_ms and (to_ms is null or to_ms > end_ms)) as live,"
+        f" count_if(from_ms <= end_ms and (bin = 0 or from_ms > end_ms - {bins[0].end_ms - bins[0].start_ms}))"
+        " as started "
+        "from report_versions cross join bin_ends group by name, bin"
+    ).collect()
+    by_table: dict[str, TableRows] = {}
+    for r in counts:
+        table = by_table.setdefault(r.name, TableRows(r.name, bins, [0] * len(bins), [0] * len(bins)))
+        table.live_rows[r.bin], table.new_versions[r.bin] = r.live, r.started
+    return [by_table[name] for name in sorted(by_table)]

@@ -1,11 +1,11 @@
-"""The report's four pictures and its summary table, as HTML fragments (inline SVG)."""
+"""The report's five pictures and its summary table, as HTML fragments (inline SVG)."""
 from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
 from html import escape
 
-from cdclake.report.data import Generation, ReportData, StreamRows, TimeBin, Vnode
+from cdclake.report.data import Generation, ReportData, StreamRows, TableRows, TimeBin, Vnode
 from cdclake.report.svg import annular_sector, attrs, line, rect, svg, text
 
 TOKEN_SPAN = 2**64
@@ -258,3 +258,39 @@ def rejected_figure(data: ReportData) -> str:
     caption = ("Writes ScyllaDB would have refused, or that could not be processed "
                "(<code>cdc_lake.cdc_rejected_writes</code>), by the coordinator's clock and reason.")
     return figure("rejected", "Rejected writes", caption, picture)
+
+
+# --- 5. each table's rows over time ------------------------------------------------------------
+
+def table_rows_figure(data: ReportData) -> str:
+    tables: list[TableRows] = data.table_rows
+    width, x0, x1, strip_h, gap = 1000, 40, 980, 70, 48
+    body = []
+    for number, table in enumerate(tables):
+        top = 10 + number * (strip_h + gap)
+        peak = max(max(table.live_rows), max(table.new_versions), 1)
+        w0, w1 = table.bins[0].start_ms, table.bins[-1].end_ms
+        body.append(text(x0, top + 2, f"{table.table}: {table.live_rows[-1]} live rows at the end, "
+                                      f"{sum(table.new_versions)} versions", cls="strip-title"))
+        base = top + 10 + strip_h * 0.65
+        for b, live, started in zip(table.bins, table.live_rows, table.new_versions):
+            bx = x0 + (x1 - x0) * (b.start_ms - w0) / (w1 - w0) + 1
+            bw = (x1 - x0) * (b.end_ms - b.start_ms) / (w1 - w0) - 2
+            tooltip = f"{table.table}: {live} live rows at {utc(b.end_ms)}, {started} new versions"
+            body.append(rect(bx, base - strip_h * 0.6 * live / peak, bw, strip_h * 0.6 * live / peak, tooltip,
+                             fill=ACCEPTED, cls="table-bin", data_table=table.table, data_live=live,
+                             data_versions=started))
+            if started:
+                body.append(rect(bx, base + 2, bw, strip_h * 0.3 * started / peak, tooltip, fill=HOT))
+        body += _time_axis(x0, x1, top + 12 + strip_h, w0, w1)
+    if not tables:
+        body.append(text(x0, 20, "no table with a history (build the consumer tables first)", cls="label"))
+    height = 20 + max(len(tables), 1) * (strip_h + gap)
+    desc = "; ".join(f"{t.table}: {t.live_rows[-1]} live rows, {sum(t.new_versions)} versions" for t in tables) \
+        or "no table with a history"
+    picture = svg("table-rows", width, height, "Rows live and versions over time, per table", desc, body)
+    caption = ("Per table, the rows live at the end of each time bin (blue, above the line) and the row versions "
+               "that started in it (orange, below), from the history the consumer tables are built from "
+               "(<code>&lt;table&gt;_history</code>); static rows and versions outside the writes' time span "
+               "(TTL expiries still ahead) are not counted.")
+    return figure("table-rows", "Rows and versions per table", caption, picture)

@@ -1,4 +1,4 @@
-"""`cdclake report` on the example build, opened in headless Chromium: the four pictures show
+"""`cdclake report` on the example build, opened in headless Chromium: the five pictures show
 the build's own numbers, and the page loads nothing but itself.
 
 Artifact: target/test-artifacts/report.png (the whole page).
@@ -20,6 +20,7 @@ READ_PAGE_JS = """() => {
     write_bins: all('#timeline rect.write-bin').map(e => [e.dataset.status, Number(e.dataset.count)]),
     stream_bars: all('#hot-streams rect.stream-bar').map(e => [e.dataset.streamId, Number(e.dataset.rows)]),
     rejected_bins: all('#rejected rect.rejected-bin').map(e => [e.dataset.reason, Number(e.dataset.count)]),
+    table_bins: all('#table-rows rect.table-bin').map(e => [e.dataset.table, Number(e.dataset.live), Number(e.dataset.versions)]),
     summary: Object.fromEntries(all('#summary td').map(e => [e.dataset.key, Number(e.textContent.replace(/,/g, ''))])),
     figures: all('figure svg').map(svg => {
       const box = svg.getBoundingClientRect();
@@ -55,7 +56,7 @@ def test_the_page_is_self_contained_and_error_free(report):
     shown, log = report
     assert log.page_errors == [] and log.console_errors == []
     assert log.requests_outside("file") == []  # no script, style sheet or font from anywhere
-    assert [f["id"] for f in shown["figures"]] == ["timeline", "ring", "hot-streams", "rejected"]
+    assert [f["id"] for f in shown["figures"]] == ["timeline", "ring", "hot-streams", "rejected", "table-rows"]
     for fig in shown["figures"]:
         assert fig["role"] == "img" and fig["title"] and fig["desc"], fig
         assert fig["width"] > 100 and fig["height"] > 100, fig
@@ -120,3 +121,24 @@ def test_report_without_a_build_says_what_to_do(spark, monkeypatch, capsys, tmp_
     err = capsys.readouterr().err
     assert "cdc_lake.not_built_yet" in err and "cdclake build" in err
     assert not (tmp_path / "index.html").exists()
+
+
+def test_each_table_shows_its_rows_and_versions_over_time(report, example_build):
+    """One strip per table with a history: at the end the rows its state table holds, and every
+    version of its history that started within the writes' time span."""
+    shown, _ = report
+    by_table: dict = {}
+    for table, live, versions in shown["table_bins"]:
+        by_table.setdefault(table, []).append((live, versions))
+    tables = ["shop.inventory", "shop.orders", "shop.sessions"]
+    assert sorted(by_table) == tables
+    for table in tables:
+        bins = by_table[table]
+        assert bins[-1][0] == example_build.table(f"{table}_state").count(), table
+        history = example_build.sql(f"select `cdc$valid_from_us` from {table}_history").collect()
+        assert sum(v for _, v in bins) == len([r for r in history if r[0] <= max_written_us(example_build)]), table
+
+
+def max_written_us(spark) -> int:
+    """The end of the report's time span: the last write by the coordinator's clock."""
+    return spark.sql("select max(coordinator_now_us) as t from cdc_input.base_mutations").collect()[0].t

@@ -1,7 +1,8 @@
 """Random workloads through `cdclake replay`: random tables and random statement sequences
 (random_cql.py), several keyspaces in one replay. The dbt build's tests must pass -- among them
-the log round trip (replaying the log rebuilds the base state) -- and every log table must keep
-the log's invariants."""
+the log round trip (replaying the log rebuilds the base state) -- every log table must keep
+the log's invariants, and every state table must hold the rows the front door's own state of
+the mutations gives."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -40,8 +41,8 @@ def test_random_workloads_run_through_the_front_door(data):
 
 
 def test_random_workloads_replay_and_round_trip(test_workspace):
-    """All generated workloads in one replay: dbt's tests (the round trip among them) pass and
-    the log tables keep the log's invariants."""
+    """All generated workloads in one replay: dbt's tests (the round trip among them) pass, the
+    log tables keep the log's invariants and the state tables match the front door's state."""
     from cdclake.replay import replay
 
     if not GENERATED:
@@ -55,6 +56,75 @@ def test_random_workloads_replay_and_round_trip(test_workspace):
     assert len(result.log_rows) > 10 * len(GENERATED) // 2
     keys_only = {f"{table.keyspace}.t_scylla_cdc_log" for table, _ in GENERATED if "'delta': 'keys'" in table.options}
     check_log_invariants(result.log_rows, keys_only)
+    check_state_tables(result.state_rows, script, [table for table, _ in GENERATED if "'delta': 'keys'" not in table.options])
+
+
+def check_state_tables(state_rows: dict[str, list[dict]], script: str, tables: list) -> None:
+    """Each state table holds the rows the front door's own state of the base table gives
+    (cdclake/cql/table_state.py, which answers its reads before writes: a second, independent
+    merge of the accepted mutations) at the state's time, the newest write."""
+    from cdclake.cql.interpreter import catalog_of, run_script
+    from cdclake.cql.table_state import TableState
+
+    catalog = catalog_of(script_of([(table, []) for table in tables]))
+    atoms = run_script(script, now_us=NOW_US, step_us=STEP_US).atoms
+    state = TableState()
+    state.record(atoms)
+    as_of_us = max(a.write_timestamp for a in atoms)
+    compared = 0
+    for random_table in tables:
+        table = catalog.table(random_table.keyspace, "t")
+        expected = expected_state_rows(state, table, atoms, as_of_us)
+        columns = [c.name for c in table.partition_key + table.clustering + table.static + table.regular]
+        actual = [plain({c: row[c] for c in columns}) for row in state_rows[f"{random_table.keyspace}.t_state"]]
+        assert sorted(map(repr, actual)) == sorted(map(repr, expected)), f"{random_table.name}_state"
+        compared += len(expected)
+    assert compared > len(tables), "the workloads left almost no rows to compare"
+
+
+def expected_state_rows(state, table, atoms, as_of_us: int) -> list[dict]:
+    """The table as a SELECT shows it: each live row with its partition's static columns, a
+    partition with only static cells as one row without clustering key."""
+    from python_udfs.cql_values import loads_json
+
+    written = {tuple(loads_json(a.partition_key)[c.name] for c in table.partition_key): None
+               for a in atoms if (a.keyspace_name, a.table_name) == (table.keyspace, table.name)}
+    rows_of = defaultdict(list)
+    for partition_key, clustering in state.rows(table):
+        rows_of[partition_key].append(clustering)
+    expected = []
+    for partition_key in written:
+        static = state.read_row(table, partition_key, None, as_of_us).values if table.static else {}
+        reads = [(clustering, state.read_row(table, partition_key, clustering, as_of_us))
+                 for clustering in rows_of[partition_key]]
+        live = [(clustering, read.values) for clustering, read in reads if read.exists]
+        if not live and static:
+            live = [(tuple(None for _ in table.clustering), {})]
+        for clustering, values in live:
+            row = {c.name: v for c, v in zip(table.partition_key + table.clustering, partition_key + clustering)}
+            row.update({c.name: static.get(c.name) for c in table.static})
+            row.update({c.name: values.get(c.name) for c in table.regular})
+            expected.append(plain(row))
+    return expected
+
+
+def plain(value):
+    """A value of the JSON model ({"set": [...]}, {"udt": {...}}, ...) or as Spark returns it,
+    as plain Python: collections as lists and dicts, tuples and user types as dicts of their
+    fields, null fields left out."""
+    if isinstance(value, dict):
+        if len(value) == 1 and next(iter(value)) in ("list", "set"):
+            return [plain(v) for v in next(iter(value.values()))]
+        if len(value) == 1 and next(iter(value)) == "map":
+            return {plain(k): plain(v) for k, v in value["map"]}
+        if len(value) == 1 and next(iter(value)) == "tuple":
+            return plain({f"f{i}": v for i, v in enumerate(value["tuple"])})
+        if len(value) == 1 and next(iter(value)) == "udt":
+            return plain(value["udt"])
+        return {k: plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
 
 
 def check_log_invariants(rows: list[dict], keys_only: set[str]) -> None:
