@@ -88,24 +88,7 @@
             winners.keyspace_name = deletions.keyspace_name
             and winners.table_name = deletions.table_name
             and winners.partition_id = deletions.partition_id
-            and (
-                deletions.fact_kind = 'partition_tombstone'
-                or (
-                    deletions.fact_kind = 'row_tombstone' and not winners.is_static
-                    and deletions.row_position = winners.row_position
-                )
-                or (
-                    deletions.fact_kind = 'range_tombstone' and not winners.is_static
-                    and winners.row_position > deletions.start_position
-                    and winners.row_position < deletions.end_position
-                )
-                or (
-                    deletions.fact_kind = 'collection_tombstone' and winners.element_key is not null
-                    and deletions.is_static = winners.is_static
-                    and deletions.row_position = winners.row_position
-                    and deletions.column_name = winners.column_name
-                )
-            )
+            and {{ cdc_tombstone_covers('deletions', 'winners') }}
     group by
         winners.keyspace_name, winners.table_name, winners.partition_id, winners.is_static,
         winners.row_position, winners.column_name, winners.element_key, winners.winner
@@ -116,4 +99,30 @@
         {%- endif %}
 
 )
+{%- endmacro %}
+
+
+{% macro cdc_tombstone_covers(tombstone, cell) -%}
+    {#- SQL condition: the tombstone fact `tombstone` (of the cell's partition) covers the cell or
+        row marker fact `cell`: a partition tombstone every row, a row tombstone its row, a range
+        tombstone the rows strictly between its bounds' positions, a collection tombstone the
+        elements of its column; static cells only by partition and collection tombstones. -#}
+    (
+        {{ tombstone }}.fact_kind = 'partition_tombstone'
+        or (
+            {{ tombstone }}.fact_kind = 'row_tombstone' and not {{ cell }}.is_static
+            and {{ tombstone }}.row_position = {{ cell }}.row_position
+        )
+        or (
+            {{ tombstone }}.fact_kind = 'range_tombstone' and not {{ cell }}.is_static
+            and {{ cell }}.row_position > {{ tombstone }}.start_position
+            and {{ cell }}.row_position < {{ tombstone }}.end_position
+        )
+        or (
+            {{ tombstone }}.fact_kind = 'collection_tombstone' and {{ cell }}.element_key is not null
+            and {{ tombstone }}.is_static = {{ cell }}.is_static
+            and {{ tombstone }}.row_position = {{ cell }}.row_position
+            and {{ tombstone }}.column_name = {{ cell }}.column_name
+        )
+    )
 {%- endmacro %}

@@ -102,24 +102,7 @@ live_cells_ended as (
             and cells.table_name = deletions.table_name
             and cells.partition_id = deletions.partition_id
             and cells.ts <= deletions.ts
-            and (
-                deletions.fact_kind = 'partition_tombstone'
-                or (
-                    deletions.fact_kind = 'row_tombstone' and not cells.is_static
-                    and cells.row_position = deletions.row_position
-                )
-                or (
-                    deletions.fact_kind = 'range_tombstone' and not cells.is_static
-                    and cells.row_position > deletions.start_position
-                    and cells.row_position < deletions.end_position
-                )
-                or (
-                    deletions.fact_kind = 'collection_tombstone' and cells.element_key is not null
-                    and cells.is_static = deletions.is_static
-                    and cells.row_position = deletions.row_position
-                    and cells.column_name = deletions.column_name
-                )
-            )
+            and {{ cdc_tombstone_covers('deletions', 'cells') }}
     where not cells.written.is_dead
     group by
         cells.keyspace_name, cells.table_name, cells.partition_id, cells.is_static, cells.row_position,

@@ -165,3 +165,29 @@ def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
         built.sql("insert overwrite table cdc_lake.cdc_log select * from cdc_lake.cdc_log_original")
         built.sql("drop table cdc_lake.cdc_log_original")
         assert dbt.invoke(replay_facts) and dbt.invoke(["test"] + select)
+
+
+def test_the_state_as_of_an_earlier_time_is_the_history_at_that_time(built):
+    """`--vars '{as_of_us: T}'` takes the state tables back to T: shop.orders_state then holds
+    the versions of shop.orders_history valid at T (and a TTL that ran out by T removes a cell),
+    and the dbt test comparing state and history holds at T too; a build without the var takes
+    them back to the newest change."""
+    def state_rows() -> list:
+        return sorted(map(str, built.sql("select order_id, status, items, tags from shop.orders_state").collect()))
+
+    newest = state_rows()
+    changes = [r.t for r in built.sql("select distinct `cdc$valid_from_us` as t from shop.orders_history "
+                                      "where not `cdc$is_expiry` order by 1").collect()]
+    assert len(changes) >= 3
+    as_of = changes[len(changes) // 2]
+    selection = ["--select", "int_log_replay_cells+", "--exclude", "resource_type:seed", "--log-level", "error"]
+    try:
+        assert dbt.invoke(["build", *selection, "--vars", f"{{cdc_example: true, as_of_us: {as_of}}}"])
+        at_that_time = built.sql(
+            "select order_id, status, items, tags from shop.orders_history "
+            f"where `cdc$valid_from_us` <= {as_of} and (`cdc$valid_to_us` > {as_of} or `cdc$valid_to_us` is null) "
+            "and not `cdc$is_deletion`").collect()
+        assert state_rows() == sorted(map(str, at_that_time)) != newest
+    finally:
+        assert dbt.invoke(["build", *selection, "--vars", "{cdc_example: true}"])
+    assert state_rows() == newest
