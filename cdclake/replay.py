@@ -37,7 +37,7 @@ class ReplayResult:
     log_rows: list[dict] = field(default_factory=list)            # corpus-encoded, ordered
     log_columns: dict[str, list[str]] = field(default_factory=dict)   # table -> column order
     log_column_types: dict[str, dict[str, str]] = field(default_factory=dict)   # table -> column -> CQL type
-    state_rows: dict[str, list[dict]] = field(default_factory=dict)   # `ks.t_state|history|changes` -> rows
+    consumer_rows: dict[str, list[dict]] = field(default_factory=dict)   # `ks.t_state|history|changes` -> rows
     rejected_writes: list[dict] = field(default_factory=list)
     statement_errors: list = field(default_factory=list)
     conditional_results: list = field(default_factory=list)      # the LWTs' [applied] results
@@ -113,7 +113,7 @@ def _log_table_rows(spark, table: str, column_types: dict[str, str], udts: dict)
     return columns, rows
 
 
-def _state_rows(spark, log_tables: list[str]) -> dict[str, list[dict]]:
+def _consumer_table_rows(spark, log_tables: list[str]) -> dict[str, list[dict]]:
     """The rows of the consumer tables of the replayed log tables (``ks.t_state``, ``_history``,
     ``_changes``), as Python values."""
     from cdclake.consumer_models import KINDS
@@ -214,7 +214,7 @@ def replay_records(
         result.log_rows.extend(rows)
     result.log_rows.sort(key=lambda r: r["table"])  # stable: keeps stream/time order inside
     if self_checks:     # the whole project was built, the consumer tables included
-        result.state_rows = _state_rows(spark, log_tables)
+        result.consumer_rows = _consumer_table_rows(spark, log_tables)
     result.rejected_writes = [
         r.asDict() for r in spark.table("cdc_lake.cdc_rejected_writes").orderBy("write_id").collect()
     ]

@@ -126,3 +126,38 @@
         )
     )
 {%- endmacro %}
+
+
+{% macro cdc_cell_differences(left, right, left_label, right_label) -%}
+    {#- A select of the cells (keyed by table, partition, row, column and element) on which two
+        sets of live cells (`cdc_live_cells` columns) differ in value, timestamp or TTL, or that
+        only one of them holds; each side's values named `<value|timestamp|ttl>_<label>`. -#}
+select
+    coalesce({{ left }}.keyspace_name, {{ right }}.keyspace_name) as keyspace_name,
+    coalesce({{ left }}.table_name, {{ right }}.table_name) as table_name,
+    coalesce({{ left }}.partition_id, {{ right }}.partition_id) as partition_id,
+    coalesce({{ left }}.column_name, {{ right }}.column_name) as column_name,
+    coalesce({{ left }}.element_key, {{ right }}.element_key) as element_key,
+    {{ left }}.value as value_{{ left_label }},
+    {{ right }}.value as value_{{ right_label }},
+    {{ left }}.ts as timestamp_{{ left_label }},
+    {{ right }}.ts as timestamp_{{ right_label }},
+    {{ left }}.ttl as ttl_{{ left_label }},
+    {{ right }}.ttl as ttl_{{ right_label }}
+from {{ left }}
+full outer join {{ right }}
+    on
+        {{ left }}.keyspace_name = {{ right }}.keyspace_name
+        and {{ left }}.table_name = {{ right }}.table_name
+        and {{ left }}.partition_id = {{ right }}.partition_id
+        and {{ left }}.is_static = {{ right }}.is_static
+        and {{ left }}.row_position = {{ right }}.row_position
+        and {{ left }}.column_name <=> {{ right }}.column_name
+        and {{ left }}.element_key <=> {{ right }}.element_key
+where
+    not ({{ left }}.value <=> {{ right }}.value)
+    or not ({{ left }}.ts <=> {{ right }}.ts)
+    or not ({{ left }}.ttl <=> {{ right }}.ttl)
+    or {{ left }}.keyspace_name is null
+    or {{ right }}.keyspace_name is null
+{%- endmacro %}

@@ -156,43 +156,24 @@ row_changes as (
     -- every time one of a row's cells starts or ends, with the change behind it (a logged
     -- change before an expiry at the same time)
     select
-        starts_and_ends.keyspace_name,
-        starts_and_ends.table_name,
-        starts_and_ends.partition_id,
-        starts_and_ends.is_static,
-        starts_and_ends.row_position,
-        starts_and_ends.at_us,
-        min(struct(starts_and_ends.is_expiry, starts_and_ends.log_change)) as cause,
-        max(starts_and_ends.row_clustering) as row_clustering
-    from (
-        select
-            valid_cells.keyspace_name,
-            valid_cells.table_name,
-            valid_cells.partition_id,
-            valid_cells.is_static,
-            valid_cells.row_position,
-            valid_cells.row_clustering,
-            valid_cells.valid_from_us as at_us,
-            false as is_expiry,
-            valid_cells.started_by as log_change
-        from valid_cells
-        union all
-        select
-            valid_cells.keyspace_name,
-            valid_cells.table_name,
-            valid_cells.partition_id,
-            valid_cells.is_static,
-            valid_cells.row_position,
-            valid_cells.row_clustering,
-            valid_cells.ended_by.at_us,
-            valid_cells.ended_by.is_expiry,
-            valid_cells.ended_by.log_change
-        from valid_cells
-        where valid_cells.ended_by is not null
-    ) as starts_and_ends
+        valid_cells.keyspace_name,
+        valid_cells.table_name,
+        valid_cells.partition_id,
+        valid_cells.is_static,
+        valid_cells.row_position,
+        boundary.at_us,
+        min(struct(boundary.is_expiry, boundary.log_change)) as cause,
+        max(valid_cells.row_clustering) as row_clustering
+    from valid_cells
+        lateral view inline(filter(array(
+            named_struct(
+                'at_us', valid_cells.valid_from_us, 'is_expiry', false, 'log_change', valid_cells.started_by
+            ),
+            valid_cells.ended_by
+        ), edge -> edge is not null)) boundary
     group by
-        starts_and_ends.keyspace_name, starts_and_ends.table_name, starts_and_ends.partition_id,
-        starts_and_ends.is_static, starts_and_ends.row_position, starts_and_ends.at_us
+        valid_cells.keyspace_name, valid_cells.table_name, valid_cells.partition_id, valid_cells.is_static,
+        valid_cells.row_position, boundary.at_us
 
 ),
 

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cdclake.consumer_models import replayable
+
 OUTPUT_SCHEMA = "cdc_lake"
 LOG_SUFFIX = "_scylla_cdc_log"
 CONSUMER_SUFFIXES = ["_state", "_history", "_changes"]
-# the tables with consumer tables: CDC on, and values in the log of every version that logs
-CONSUMER_TABLES = """
-select distinct keyspace_name, table_name from cdc_intermediate.int_base_tables_described
-where is_latest_version and cdc_enabled and (keyspace_name, table_name) not in (
-    select keyspace_name, table_name from cdc_intermediate.int_base_tables_described
-    where cdc_enabled and cdc_delta = 'keys'
-)
-"""
 
 
 def output_tables(spark) -> list[str]:
@@ -22,11 +16,12 @@ def output_tables(spark) -> list[str]:
     of the CDC-enabled tables of its inputs (other keyspaces may hold older builds' tables)."""
     tables = [f"{OUTPUT_SCHEMA}.{r.tableName}" for r in spark.sql(f"show tables in {OUTPUT_SCHEMA}").collect()
               if not r.isTemporary]
-    tables += [f"{r.keyspace_name}.{r.table_name}{LOG_SUFFIX}" for r in spark.sql(
-        "select distinct keyspace_name, table_name from cdc_intermediate.int_base_tables_described "
-        "where is_latest_version and cdc_enabled").collect()]
-    tables += [f"{r.keyspace_name}.{r.table_name}{suffix}"
-               for r in spark.sql(CONSUMER_TABLES).collect() for suffix in CONSUMER_SUFFIXES]
+    versions = spark.table("cdc_intermediate.int_base_tables_described").collect()
+    for r in versions:
+        if r.is_latest_version and r.cdc_enabled:
+            tables.append(f"{r.keyspace_name}.{r.table_name}{LOG_SUFFIX}")
+            if replayable(versions, r.keyspace_name, r.table_name):
+                tables += [f"{r.keyspace_name}.{r.table_name}{suffix}" for suffix in CONSUMER_SUFFIXES]
     return sorted(tables)
 
 

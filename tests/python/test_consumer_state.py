@@ -71,7 +71,7 @@ def cell(name: str, value, written_us=None, ttl_s=None) -> dict:
 
 def state(shared_replay, table: str, key) -> list[dict]:
     result, _ = shared_replay
-    return sorted(result.state_rows[f"consumer.{table}_state"], key=key)
+    return sorted(result.consumer_rows[f"consumer.{table}_state"], key=key)
 
 
 def test_updates_deletes_and_ttls(shared_replay):
@@ -117,7 +117,7 @@ def test_a_user_type_field_by_field(shared_replay):
 def test_a_state_table_per_log_table(shared_replay, table):
     result, _ = shared_replay
     assert f"consumer.{table}_scylla_cdc_log" in result.log_columns
-    assert f"consumer.{table}_state" in result.state_rows
+    assert f"consumer.{table}_state" in result.consumer_rows
 
 
 def history(shared_replay, table: str, key: str, columns: list[str]) -> list[tuple]:
@@ -125,7 +125,7 @@ def history(shared_replay, table: str, key: str, columns: list[str]) -> list[tup
     result, _ = shared_replay
     rows = [(r[key], r["cdc$valid_from_us"], r["cdc$valid_to_us"], r["cdc$is_deletion"], r["cdc$is_expiry"],
              r["cdc$operation"], *(r[c] for c in columns))
-            for r in result.state_rows[f"consumer.{table}_history"] if not r["cdc$is_static_row"]]
+            for r in result.consumer_rows[f"consumer.{table}_history"] if not r["cdc$is_static_row"]]
     return sorted(rows, key=lambda r: (r[0], r[1]))
 
 
@@ -156,7 +156,7 @@ def test_history_of_range_and_partition_deletes_and_the_static_row(shared_replay
     result, _ = shared_replay
     rows = sorted(((r["p"], r["c"], r["cdc$valid_from_us"], r["cdc$valid_to_us"], r["cdc$is_deletion"],
                     r["cdc$operation"], r["s"], r["v"])
-                   for r in result.state_rows["consumer.ev_history"]), key=lambda r: (r[0], r[1] or 0, r[2]))
+                   for r in result.consumer_rows["consumer.ev_history"]), key=lambda r: (r[0], r[1] or 0, r[2]))
     assert rows == [
         (1, None, T1, None, False, 1, 7, None),
         (1, 1, T1, None, False, 2, None, 1),
@@ -179,7 +179,7 @@ def test_the_change_feed(shared_replay):
     row before it, an expiry as a delete of no log row."""
     result, _ = shared_replay
     changes = sorted(((r["k"], r["cdc$commit_time_us"], r["_change_type"], r["v"], r["n"], r["cdc$is_expiry"])
-                      for r in result.state_rows["consumer.kv_changes"] if r["k"] in (1, 3, 4)),
+                      for r in result.consumer_rows["consumer.kv_changes"] if r["k"] in (1, 3, 4)),
                      key=lambda r: (r[0], r[1], r[2]))
     assert changes == [
         (1, T1 - 1, "insert", "older", 0, False),

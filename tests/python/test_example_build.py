@@ -172,10 +172,10 @@ def test_the_state_as_of_an_earlier_time_is_the_history_at_that_time(built):
     the versions of shop.orders_history valid at T (and a TTL that ran out by T removes a cell),
     and the dbt test comparing state and history holds at T too; a build without the var takes
     them back to the newest change."""
-    def state_rows() -> list:
+    def consumer_rows() -> list:
         return sorted(map(str, built.sql("select order_id, status, items, tags from shop.orders_state").collect()))
 
-    newest = state_rows()
+    newest = consumer_rows()
     changes = [r.t for r in built.sql("select distinct `cdc$valid_from_us` as t from shop.orders_history "
                                       "where not `cdc$is_expiry` order by 1").collect()]
     assert len(changes) >= 3
@@ -187,7 +187,7 @@ def test_the_state_as_of_an_earlier_time_is_the_history_at_that_time(built):
             "select order_id, status, items, tags from shop.orders_history "
             f"where `cdc$valid_from_us` <= {as_of} and (`cdc$valid_to_us` > {as_of} or `cdc$valid_to_us` is null) "
             "and not `cdc$is_deletion`").collect()
-        assert state_rows() == sorted(map(str, at_that_time)) != newest
+        assert consumer_rows() == sorted(map(str, at_that_time)) != newest
     finally:
         assert dbt.invoke(["build", *selection, "--vars", "{cdc_example: true}"])
-    assert state_rows() == newest
+    assert consumer_rows() == newest

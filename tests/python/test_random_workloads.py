@@ -56,10 +56,10 @@ def test_random_workloads_replay_and_round_trip(test_workspace):
     assert len(result.log_rows) > 10 * len(GENERATED) // 2
     keys_only = {f"{table.keyspace}.t_scylla_cdc_log" for table, _ in GENERATED if "'delta': 'keys'" in table.options}
     check_log_invariants(result.log_rows, keys_only)
-    check_state_tables(result.state_rows, script, [table for table, _ in GENERATED if "'delta': 'keys'" not in table.options])
+    check_state_tables(result.consumer_rows, script, [table for table, _ in GENERATED if "'delta': 'keys'" not in table.options])
 
 
-def check_state_tables(state_rows: dict[str, list[dict]], script: str, tables: list) -> None:
+def check_state_tables(consumer_rows: dict[str, list[dict]], script: str, tables: list) -> None:
     """Each state table holds the rows the front door's own state of the base table gives
     (cdclake/cql/table_state.py, which answers its reads before writes: a second, independent
     merge of the accepted mutations) at the state's time, the newest write."""
@@ -74,15 +74,15 @@ def check_state_tables(state_rows: dict[str, list[dict]], script: str, tables: l
     compared = 0
     for random_table in tables:
         table = catalog.table(random_table.keyspace, "t")
-        expected = expected_state_rows(state, table, atoms, as_of_us)
+        expected = expected_consumer_table_rows(state, table, atoms, as_of_us)
         columns = [c.name for c in table.partition_key + table.clustering + table.static + table.regular]
-        actual = [plain({c: row[c] for c in columns}) for row in state_rows[f"{random_table.keyspace}.t_state"]]
+        actual = [plain({c: row[c] for c in columns}) for row in consumer_rows[f"{random_table.keyspace}.t_state"]]
         assert sorted(map(repr, actual)) == sorted(map(repr, expected)), f"{random_table.name}_state"
         compared += len(expected)
     assert compared > len(tables), "the workloads left almost no rows to compare"
 
 
-def expected_state_rows(state, table, atoms, as_of_us: int) -> list[dict]:
+def expected_consumer_table_rows(state, table, atoms, as_of_us: int) -> list[dict]:
     """The table as a SELECT shows it: each live row with its partition's static columns, a
     partition with only static cells as one row without clustering key."""
     from python_udfs.cql_values import loads_json

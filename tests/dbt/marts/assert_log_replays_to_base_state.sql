@@ -110,31 +110,4 @@ log_facts as (
 
 {{ cdc_live_cells('log_facts', 'log_state') }}
 
-select
-    coalesce(mutation_state.keyspace_name, log_state.keyspace_name) as keyspace_name,
-    coalesce(mutation_state.table_name, log_state.table_name) as table_name,
-    coalesce(mutation_state.partition_id, log_state.partition_id) as partition_id,
-    coalesce(mutation_state.column_name, log_state.column_name) as column_name,
-    coalesce(mutation_state.element_key, log_state.element_key) as element_key,
-    mutation_state.value as value_from_mutations,
-    log_state.value as value_from_log,
-    mutation_state.ts as timestamp_from_mutations,
-    log_state.ts as timestamp_from_log,
-    mutation_state.ttl as ttl_from_mutations,
-    log_state.ttl as ttl_from_log
-from mutation_state
-full outer join log_state
-    on
-        mutation_state.keyspace_name = log_state.keyspace_name
-        and mutation_state.table_name = log_state.table_name
-        and mutation_state.partition_id = log_state.partition_id
-        and mutation_state.is_static = log_state.is_static
-        and mutation_state.row_position = log_state.row_position
-        and mutation_state.column_name <=> log_state.column_name
-        and mutation_state.element_key <=> log_state.element_key
-where
-    not (mutation_state.value <=> log_state.value)
-    or not (mutation_state.ts <=> log_state.ts)
-    or not (mutation_state.ttl <=> log_state.ttl)
-    or mutation_state.keyspace_name is null
-    or log_state.keyspace_name is null
+{{ cdc_cell_differences('mutation_state', 'log_state', 'from_mutations', 'from_log') }}

@@ -40,28 +40,4 @@ state_cells as (
 
 )
 
-select
-    coalesce(history_cells.keyspace_name, state_cells.keyspace_name) as keyspace_name,
-    coalesce(history_cells.table_name, state_cells.table_name) as table_name,
-    coalesce(history_cells.partition_id, state_cells.partition_id) as partition_id,
-    coalesce(history_cells.column_name, state_cells.column_name) as column_name,
-    history_cells.value as value_in_history,
-    state_cells.value as value_in_state,
-    history_cells.ts as timestamp_in_history,
-    state_cells.ts as timestamp_in_state
-from history_cells
-full outer join state_cells
-    on
-        history_cells.keyspace_name = state_cells.keyspace_name
-        and history_cells.table_name = state_cells.table_name
-        and history_cells.partition_id = state_cells.partition_id
-        and history_cells.is_static = state_cells.is_static
-        and history_cells.row_position = state_cells.row_position
-        and history_cells.column_name <=> state_cells.column_name
-        and history_cells.element_key <=> state_cells.element_key
-where
-    not (history_cells.value <=> state_cells.value)
-    or not (history_cells.ts <=> state_cells.ts)
-    or not (history_cells.ttl <=> state_cells.ttl)
-    or history_cells.keyspace_name is null
-    or state_cells.keyspace_name is null
+{{ cdc_cell_differences('history_cells', 'state_cells', 'in_history', 'in_state') }}
