@@ -117,6 +117,28 @@ def write_types(spark, types: Iterable[BaseTypeField], table_format: str = "parq
             f"{INPUT_SCHEMA}.base_types", overwrite=True)
 
 
+def append_imported_log(spark, rows: list[tuple], table_format: str = "parquet") -> int:
+    """Append ``cdc_input.imported_log`` rows (``log_load.IMPORTED_LOG_COLUMNS``), but those of
+    log rows imported before (same table, stream, time and batch sequence number): a file loaded
+    twice adds nothing. Returns the number of rows appended."""
+    from cdclake.log_load import IMPORTED_LOG_SPARK_SCHEMA
+
+    if missing_inputs(spark, ["imported_log"]):
+        _save(spark, "imported_log", rows, IMPORTED_LOG_SPARK_SCHEMA, table_format)
+        return len(rows)
+    frame = spark.createDataFrame(rows, schema=IMPORTED_LOG_SPARK_SCHEMA)
+    key = ["keyspace_name", "table_name", "cdc$stream_id", "cdc$time", "cdc$batch_seq_no"]
+    imported = spark.table(f"{INPUT_SCHEMA}.imported_log").select(*key).distinct()
+    # a using-join puts its keys first: back to the table's column order for insertInto
+    new = frame.join(imported, key, "left_anti").select(*frame.columns).cache()
+    try:
+        count = new.count()
+        new.write.insertInto(f"{INPUT_SCHEMA}.imported_log")
+        return count
+    finally:
+        new.unpersist()
+
+
 class WarehouseWrites:
     """The rows written before a load (``table_state.EarlierWrites``): the atoms of
     ``cdc_input.base_mutations``, but those of writes a build rejected, one query per partition

@@ -4,6 +4,8 @@
     cdclake load cql FILE.cql [--now US] [--step US] [--skew US]      CQL writes (and DDL) appended to base_mutations
     cdclake load snapshot KS.TABLE FILE.csv [--write-times backfill|original] [--backfill-time US] [--now US]
                                                    a table export (cqlsh COPY TO, dsbulk unload) as the writes that write it
+    cdclake load log KS.TABLE FILE.csv             a real cluster's CDC log of KS.TABLE (cqlsh COPY ks.t_scylla_cdc_log TO)
+                                                   for the table's consumer tables (<t>_state, _history, _changes)
     cdclake load example                           the example keyspace (seeds/), replacing every input table
 
 Each command checks its file first. Bad lines are printed as ``FILE:LINE[:COLUMN]: why`` and
@@ -26,6 +28,7 @@ def main(argv: list[str]) -> int:
     schema = commands.add_parser("schema", help="a keyspace's schema (cqlsh DESCRIBE KEYSPACE output)")
     cql = commands.add_parser("cql", help="CQL statements through the front door, appended to the inputs")
     snapshot = commands.add_parser("snapshot", help="backfill: a table export as the writes that write it")
+    log = commands.add_parser("log", help="a real cluster's CDC log of a table, for its consumer tables")
     commands.add_parser("example", help="the example keyspace (seeds/), replacing every input table")
     for command in (schema, cql, snapshot):
         command.add_argument("--now", type=int, default=None,
@@ -39,6 +42,8 @@ def main(argv: list[str]) -> int:
     snapshot.add_argument("--write-times", choices=["backfill", "original"], default="backfill",
                           help="backfill: every row at --backfill-time; original: at its writetime(c) columns")
     snapshot.add_argument("--backfill-time", type=int, default=None, help="the backfill write time, µs (default --now)")
+    log.add_argument("table", help="KEYSPACE.TABLE (the base table), its schema loaded beforehand")
+    log.add_argument("file", type=Path)
     args = parser.parse_args(argv)
     if args.command == "example":
         from cdclake.cli import run_dbt
@@ -54,14 +59,16 @@ def load_file(args) -> int:
     from cdclake import inputs
     from cdclake.paths import target_dir
     from cdclake.replay import now_micros
-    from cdclake.snapshot_load import SnapshotFileError
     from cdclake.spark import create_session
+    from cdclake.table_export import ExportFileError
 
     text = args.file.read_text()
     path = str(args.file)
-    now_us = now_micros() if args.now is None else args.now
     spark = create_session(target_dir())
     existing = inputs.read_schema_records(spark)
+    if args.command == "log":
+        return load_log_file(spark, text, path, args.table, existing)
+    now_us = now_micros() if args.now is None else args.now
     try:
         if args.command == "schema":
             from cdclake.schema_load import load_schema_text
@@ -87,7 +94,7 @@ def load_file(args) -> int:
     except CqlSyntaxError as error:
         print(f"error: {path}:{error.line}:{error.column}: {error.detail}; nothing loaded", file=sys.stderr)
         return 2
-    except (SnapshotFileError, CqlError) as error:
+    except (ExportFileError, CqlError) as error:
         print(f"error: {error}; nothing loaded", file=sys.stderr)
         return 2
     from cdclake.log_models import write_log_models
@@ -109,4 +116,33 @@ def load_file(args) -> int:
     write_log_models(PROJECT_DIR, tables, columns=columns, types=types)    # for plain dbt after the load
     print(f"loaded {writes} writes ({atoms} atoms) and {len(tables) - len(existing[0])} new table schema versions "
           "into cdc_input" + (f"; {refused} refused (above)" if refused else ""))
+    return 1 if refused else 0
+
+
+def load_log_file(spark, text: str, path: str, table: str, existing) -> int:
+    """``cdclake load log``: the log rows into ``cdc_input.imported_log``. A warehouse without
+    writes or generations of its own gets empty ones: it builds with the imported log alone."""
+    from cdclake import generation_tables, inputs
+    from cdclake.log_load import log_loads
+    from cdclake.table_export import ExportFileError
+
+    keyspace, _, table_name = table.partition(".")
+    try:
+        loads = log_loads(text, path, keyspace, table_name, existing=existing)
+    except (ExportFileError, CqlError) as error:
+        print(f"error: {error}; nothing loaded", file=sys.stderr)
+        return 2
+    table_format = os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
+    log_rows = cells = added = refused = 0
+    for load in loads:
+        for problem in load.problems:
+            print(problem, file=sys.stderr)
+        added += inputs.append_imported_log(spark, load.rows, table_format)
+        log_rows, cells, refused = log_rows + load.log_rows, cells + len(load.rows), refused + len(load.problems)
+    inputs.append_inputs(spark, table_format=table_format)     # creates an empty base_mutations
+    if inputs.missing_inputs(spark, ["cdc_generations", "cdc_generation_streams"]):
+        generation_tables.load(spark, generation_tables.GenerationTables.from_entries([]), table_format)
+    print(f"loaded {log_rows} log rows of {keyspace}.{table_name} ({added} cells) into cdc_input.imported_log"
+          + (f"; {cells - added} cells of log rows imported before left out" if cells > added else "")
+          + (f"; {refused} refused (above)" if refused else ""))
     return 1 if refused else 0

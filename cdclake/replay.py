@@ -38,6 +38,8 @@ class ReplayResult:
     log_columns: dict[str, list[str]] = field(default_factory=dict)   # table -> column order
     log_column_types: dict[str, dict[str, str]] = field(default_factory=dict)   # table -> column -> CQL type
     consumer_rows: dict[str, list[dict]] = field(default_factory=dict)   # `ks.t_state|history|changes` -> rows
+    log_cells: list[dict] = field(default_factory=list)           # cdc_log's rows (long form, JSON values)
+    schema: tuple = ((), (), ())                                  # the tables, columns and types replayed
     rejected_writes: list[dict] = field(default_factory=list)
     statement_errors: list = field(default_factory=list)
     conditional_results: list = field(default_factory=list)      # the LWTs' [applied] results
@@ -193,7 +195,8 @@ def replay_records(
 
     result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=bool(run.success),
                           conditional_results=list(script_result.conditional_results),
-                          descriptions=list(script_result.descriptions))
+                          descriptions=list(script_result.descriptions),
+                          schema=(script_result.tables, script_result.columns, script_result.types))
     if not run.success:
         result.input_problems = input_problems(spark, run)
         return result
@@ -213,6 +216,7 @@ def replay_records(
         result.log_column_types[table] = {name: types.get(name) for name in columns}
         result.log_rows.extend(rows)
     result.log_rows.sort(key=lambda r: r["table"])  # stable: keeps stream/time order inside
+    result.log_cells = [row.asDict() for row in spark.table("cdc_lake.cdc_log").collect()]
     if self_checks:     # the whole project was built, the consumer tables included
         result.consumer_rows = _consumer_table_rows(spark, log_tables)
     result.rejected_writes = [

@@ -1,7 +1,8 @@
 """``cdclake status``: what the warehouse holds, from its tables and the last dbt command's results.
 
-    the tables (CDC or not, schema versions, log rows), the writes loaded and processed (by
-    batch), the generations and streams, and the last dbt command (when, what, how it ended).
+    the tables (CDC or not, schema versions, log rows produced and imported), the writes loaded
+    and processed (by batch), the generations and streams, and the last dbt command (when, what,
+    how it ended).
 """
 from __future__ import annotations
 
@@ -28,9 +29,15 @@ def status_lines(spark, run_results: dict | None) -> list[str]:
         tables = spark.sql(
             f"select keyspace_name, table_name, max_by(cdc_enabled, schema_version) as cdc_enabled, "
             f"count(*) as versions from {INPUT_SCHEMA}.base_tables group by 1, 2 order by 1, 2").collect()
+        imported = {} if missing_tables(spark, [f"{INPUT_SCHEMA}.imported_log"]) else {
+            (r.keyspace_name, r.table_name): r.log_rows for r in spark.sql(
+                "select keyspace_name, table_name, count(distinct `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`) "
+                f"as log_rows from {INPUT_SCHEMA}.imported_log group by 1, 2").collect()}
         lines.append(f"tables: {len(tables)}")
         for t in tables:
             cdc = f"CDC on, {log_rows.get((t.keyspace_name, t.table_name), 0):,} log rows" if t.cdc_enabled else "CDC off"
+            key = (t.keyspace_name, t.table_name)
+            cdc += f" (+ {imported[key]:,} imported, replayed by its consumer tables)" if key in imported else ""
             lines.append(f"  {t.keyspace_name}.{t.table_name}: {cdc}, {t.versions} schema version(s)")
     if f"{INPUT_SCHEMA}.base_mutations" not in missing:
         loaded = spark.sql(f"select count(distinct write_id) as writes, max(write_id) as last "

@@ -45,3 +45,80 @@
         cast({{ as_of_us }} as bigint)
     {%- endif -%}
 {%- endmacro %}
+
+
+{% macro cdc_imported_log_tables() -%}
+    {#- A subquery of the tables (keyspace_name, table_name) with a log loaded by `cdclake load log`. -#}
+    (
+        select distinct
+            keyspace_name,
+            table_name
+        from {{ ref('stg_cdc_input__imported_log') }}
+    )
+{%- endmacro %}
+
+
+{% macro cdc_replayed_log(produced_log) -%}
+    {#- A subquery of the log the consumer tables replay, shaped like `cdc_log`: for a table with
+        a log loaded by `cdclake load log`, that log (its rows without a write id); for the
+        others, `produced_log` (`cdc_log` rows). -#}
+    (
+        select
+            produced.keyspace_name,
+            produced.table_name,
+            produced.`cdc$stream_id`,
+            produced.`cdc$time`,
+            produced.`cdc$batch_seq_no`,
+            produced.`cdc$operation`,
+            produced.`cdc$ttl`,
+            produced.`cdc$end_of_batch`,
+            produced.column_name,
+            produced.value,
+            produced.write_id
+        from {{ produced_log }} as produced
+        left anti join {{ cdc_imported_log_tables() }} as imported_tables
+            on
+                produced.keyspace_name = imported_tables.keyspace_name
+                and produced.table_name = imported_tables.table_name
+        union all
+        select
+            imported.keyspace_name,
+            imported.table_name,
+            imported.`cdc$stream_id`,
+            imported.`cdc$time`,
+            imported.`cdc$batch_seq_no`,
+            imported.`cdc$operation`,
+            imported.`cdc$ttl`,
+            imported.`cdc$end_of_batch`,
+            imported.column_name,
+            imported.value,
+            cast(null as bigint) as write_id
+        from {{ ref('stg_cdc_input__imported_log') }} as imported
+    )
+{%- endmacro %}
+
+
+{% macro cdc_relation_exists(relation) -%}
+    {#- Whether the warehouse holds `relation` (false while dbt only parses). -#}
+    {{ return(execute and adapter.get_relation(
+        database=relation.database, schema=relation.schema, identifier=relation.identifier) is not none) }}
+{%- endmacro %}
+
+
+{% macro cdc_refuse_switched_log_sources() -%}
+    {#- Stops an incremental build of `int_log_replay_facts` when a table whose facts came from
+        the produced log now has an imported one: its facts must all be replaced (a full refresh). -#}
+    {%- if execute and is_incremental() -%}
+        {%- set switched = run_query(
+            "select distinct concat(facts.keyspace_name, '.', facts.table_name) from " ~ this ~ " as facts"
+            ~ " left semi join " ~ cdc_imported_log_tables() ~ " as imported"
+            ~ " on facts.keyspace_name = imported.keyspace_name and facts.table_name = imported.table_name"
+            ~ " where facts.write_id is not null"
+        ).columns[0].values() -%}
+        {%- if switched | length > 0 -%}
+            {{ exceptions.raise_compiler_error(
+                "A log was loaded for " ~ switched | join(", ") ~ " after its consumer tables were built from"
+                ~ " the produced log: rebuild them with `cdclake build --full-refresh`.") }}
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}

@@ -7,8 +7,10 @@
     by one, `cdc$deleted_elements_<c>` removes them. Each fact keeps its log row (write, stream,
     time, batch sequence number, operation) and the clustering key of the row it lands in.
     Each build appends the facts of its batch's log rows and of the writes earlier builds
-    processed after the last one this table holds, as the log tables do. -#}
+    processed after the last one this table holds, as the log tables do. A table with a log
+    loaded by `cdclake load log` replays that log instead (`cdc_replayed_log`). -#}
 {%- set logged_through = cdc_logged_through_write_id() -%}
+{%- do cdc_refuse_switched_log_sources() -%}
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
@@ -37,10 +39,13 @@ recent_writes as (
 
 recent_log as (
 
-    select log.*
-    from {{ ref('cdc_log') }} as log
-    left semi join recent_writes
-        on log.write_id = recent_writes.write_id
+    -- this batch's log rows, and every imported log row (the anti join at the end leaves out
+    -- the facts of those replayed before)
+    select replayed.*
+    from {{ cdc_replayed_log(
+        "(select log.* from " ~ ref('cdc_log') ~ " as log left semi join recent_writes"
+        ~ " on log.write_id = recent_writes.write_id)"
+    ) }} as replayed
 
 ),
 
@@ -291,7 +296,9 @@ from log_facts
 {% if is_incremental() %}
     left anti join {{ this }} as replayed_before
         on
-            log_facts.`cdc$stream_id` = replayed_before.`cdc$stream_id`
+            log_facts.keyspace_name = replayed_before.keyspace_name
+            and log_facts.table_name = replayed_before.table_name
+            and log_facts.`cdc$stream_id` = replayed_before.`cdc$stream_id`
             and log_facts.`cdc$time` = replayed_before.`cdc$time`
             and log_facts.`cdc$batch_seq_no` = replayed_before.`cdc$batch_seq_no`
 {% endif %}

@@ -114,18 +114,20 @@ def example_outputs(example_build) -> Outputs:
 def shared_replay(spark, test_workspace):
     """ONE replay for the scripts whose checks read only their own keyspaces (each replay costs
     a dbt build): the 51 documentation cases, the row-order scenarios, the schema-version
-    scenario, ScyllaDB's corners (test_scylla_corners) and the state tables' cases
-    (test_consumer_state). Returns the result and the docs
+    scenario, ScyllaDB's corners (test_scylla_corners), the state tables' cases
+    (test_consumer_state) and every CQL type in cqlsh's export (test_imported_log). Returns the result and the docs
     cases' plans by case id."""
     import test_acceptance_docs_cases as docs
     import test_consumer_state as consumer
+    import test_imported_log as imported_log
     import test_log_row_order as row_order
     import test_schema_versions as versions
     import test_scylla_corners as corners
     from cdclake.replay import replay
 
     docs_script, plans = docs.build_script(docs.CASES)
-    script = docs_script + row_order.build_script() + versions.SCRIPT + corners.SCRIPT + consumer.SCRIPT
+    script = (docs_script + row_order.build_script() + versions.SCRIPT + corners.SCRIPT + consumer.SCRIPT
+              + imported_log.SCRIPT)
     (test_workspace / "shared_replay.cql").write_text(script)
     result = replay(script, now_us=docs.NOW_US, step_us=docs.STEP_US, workspace=test_workspace / "shared_replay",
                     enable_compact_storage=True, row_ttl_scan_period_s=corners.ROW_TTL_SCAN_PERIOD_S)

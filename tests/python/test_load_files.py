@@ -12,7 +12,8 @@ from cdclake.cql_load import load_cql_text
 from cdclake.schema_ddl import schema_ddl
 from cdclake.schema_load import load_schema_text
 from cdclake.schema_records import with_types
-from cdclake.snapshot_load import SnapshotFileError, cql_literal, load_snapshot_text
+from cdclake.snapshot_load import load_snapshot_text
+from cdclake.table_export import ExportFileError, cql_literal
 from conftest import REPO
 
 NOW_US = 1_700_000_000_000_000
@@ -246,16 +247,16 @@ def test_bad_fields_are_reported_by_line_and_column_and_their_rows_skipped():
     (f"sensor_id,name\n{SENSOR},\"a\"b\n", "s.csv:2: not CSV ("),
 ])
 def test_a_file_whose_structure_is_wrong_loads_nothing(export, message):
-    with pytest.raises(SnapshotFileError) as error:
+    with pytest.raises(ExportFileError) as error:
         snapshot(export)
     assert str(error.value).startswith(message)
 
 
 def test_a_backfill_at_original_write_times_needs_them_and_an_unknown_table_is_refused():
-    with pytest.raises(SnapshotFileError, match="original write times need writetime"):
+    with pytest.raises(ExportFileError, match="original write times need writetime"):
         snapshot(f"sensor_id,name\n{SENSOR},a\n", write_times="original")
     _, existing = schema_records()
-    with pytest.raises(SnapshotFileError, match="table metrics.nothere is not in the warehouse"):
+    with pytest.raises(ExportFileError, match="table metrics.nothere is not in the warehouse"):
         load_snapshot_text("k\n1\n", "s.csv", "metrics", "nothere", existing=existing, last_write_id=0, now_us=NOW_US)
 
 
@@ -303,3 +304,59 @@ def test_a_snapshot_loads_in_chunks_as_in_one_piece():
     assert chunked.atoms == whole.atoms and chunked.problems == whole.problems == [
         "s.csv:6:3: column placed (timestamp): value 'bad': " + whole.problems[0].split("value 'bad': ")[1]]
     assert sorted({a.write_id for a in chunked.atoms}) == list(range(11, 21))
+
+
+# `cdclake load log`: metrics.sensors' log as cqlsh COPY TO prints it (test_imported_log exports
+# whole logs with cqlsh's own formatter and compares what they build)
+LOG_HEADER = ("cdc$stream_id,cdc$time,cdc$batch_seq_no,attrs,cdc$deleted_attrs,cdc$deleted_elements_attrs,"
+              "cdc$deleted_name,cdc$deleted_placed,cdc$end_of_batch,cdc$operation,cdc$ttl,name,placed,sensor_id\n")
+LOG_TIME = "e4a1b2c0-8000-11ee-8080-808080808080"
+LOG_ROWS = (f"0x0102,{LOG_TIME},0,{{'k': 'it''s \\\\ \"q\"'}},,{{'gone'}},,True,True,1,600,\"a\\\\\\\\b\\\\nc\","
+            f"2023-11-14 22:00:00.123+0000,{SENSOR}\n"
+            f"0x0102,{LOG_TIME},1,,True,,,,,9x,,,,{SENSOR}\n"
+            f"0x0102,{LOG_TIME},2,,,,,,True,,,,,{SENSOR}\n")
+
+
+def log_load(csv_text: str):
+    from cdclake.log_load import load_log_text
+
+    _, existing = schema_records()
+    return load_log_text(csv_text, "l.csv", "metrics", "sensors", existing=existing)
+
+
+def test_a_log_export_becomes_cdc_logs_cells_with_or_without_header():
+    with_header, without = log_load(LOG_HEADER + LOG_ROWS), log_load(LOG_ROWS)
+    assert [row[:-1] for row in with_header.rows] == [row[:-1] for row in without.rows]
+    cells = {row[8]: row[9] for row in with_header.rows}
+    assert with_header.log_rows == 1 and with_header.rows[0][:8] == (
+        "metrics", "sensors", b"\x01\x02", LOG_TIME, 0, 1, 600, True)
+    # cqlsh's escapes undone: a backslash doubled, a newline as \n; the CSV's own \" and \\
+    assert cells == {
+        "attrs": '{"map":[["k","it\'s \\\\ \\"q\\""]]}', "cdc$deleted_elements_attrs": '{"set":["gone"]}',
+        "cdc$deleted_placed": "true", "name": '"a\\\\b\\nc"', "placed": "1699999200123",
+        "sensor_id": f'"{SENSOR}"'}
+    assert {row[10] for row in with_header.rows} == {"l.csv:2"}
+
+
+def test_bad_log_fields_are_reported_by_line_and_column_and_their_rows_skipped():
+    load = log_load(LOG_HEADER + LOG_ROWS)
+    assert len(load.problems) == 2 and load.log_rows == 1
+    assert load.problems[0].startswith("l.csv:3:10: column cdc$operation (tinyint): value '9x': unexpected 'x'")
+    assert load.problems[1] == "l.csv:4:10: column cdc$operation (tinyint): empty, a log row needs one"
+
+
+@pytest.mark.parametrize("export, table, message", [
+    ("cdc$stream_id,cdc$time,cdc$batch_seq_no,cdc$operation,nme\n", "sensors",
+     "l.csv:1:5: nme: metrics.sensors_scylla_cdc_log has no column nme"),
+    ("cdc$stream_id,cdc$time,cdc$batch_seq_no,sensor_id\n", "sensors", "l.csv:1: the header has no cdc$operation"),
+    ("0x01,x\n", "sensors", "l.csv:1: 2 fields, the header has 14"),
+    ("0x01\n", "sensors_scylla_cdc_log", "l.csv: table metrics.sensors_scylla_cdc_log is not in the warehouse; "
+                                         "name the base table, metrics.sensors"),
+])
+def test_a_log_file_whose_structure_is_wrong_loads_nothing(export, table, message):
+    from cdclake.log_load import load_log_text
+
+    _, existing = schema_records()
+    with pytest.raises(ExportFileError) as error:
+        load_log_text(export, "l.csv", "metrics", table, existing=existing)
+    assert str(error.value).startswith(message)

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import REPO
 from outputs import location, table_format
-from test_load_files import DESCRIBE
+from test_load_files import DESCRIBE, LOG_HEADER, LOG_ROWS
 
 NOW_US = 1_700_000_000_000_000          # 2023-11-14 22:13:20 UTC
 BACKFILL_US = NOW_US - 60_000_000
@@ -143,6 +143,25 @@ def test_backfilled_rows_are_logged_as_their_inserts_and_too_old_ones_rejected(o
     [rejected] = rows("cdc_lake.cdc_rejected_writes")
     assert rejected.write_id == 7
     assert rejected.error_text.startswith('cdc: attempted to get a stream "from the past"')
+
+
+def test_a_cluster_log_for_a_table_built_from_the_produced_log_asks_for_a_full_refresh(own_keyspace):
+    """`cdclake load log`: bad lines by line and column, the rest loaded; then the table's
+    consumer tables would mix two logs, which an incremental build refuses (last in this module:
+    its build fails)."""
+    work, _, run = own_keyspace
+    (work / "sensors_log.csv").write_text(LOG_HEADER + LOG_ROWS)
+    load = run("load", "log", "metrics.sensors", "sensors_log.csv")
+    assert load.returncode == 1, load.stderr[-2000:]
+    assert "sensors_log.csv:3:10: column cdc$operation (tinyint): value '9x'" in load.stderr
+    assert "sensors_log.csv:4:10: column cdc$operation (tinyint): empty" in load.stderr
+    assert "loaded 1 log rows of metrics.sensors (6 cells) into cdc_input.imported_log" in load.stdout
+    assert "metrics.sensors: CDC on, 2 log rows (+ 1 imported, replayed by its consumer tables)" \
+        in run("status").stdout
+    build = run("build")
+    assert build.returncode == 1
+    assert "A log was loaded for metrics.sensors after its consumer tables were built from the produced log: " \
+           "rebuild them with `cdclake build --full-refresh`" in build.stdout + build.stderr
 
 
 def timeuuid_micros(text: str) -> int:

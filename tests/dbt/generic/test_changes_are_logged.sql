@@ -1,6 +1,7 @@
 {% test changes_are_logged(model, keyspace_name, table_name) %}
     {#- Every change of a change feed, but a TTL's expiry, names a log row of its table
-        (`cdc$time`, `cdc$batch_seq_no`) with its operation (the TTL service's -3, -4 as 3, 4). -#}
+        (`cdc$time`, `cdc$batch_seq_no`) with its operation (the TTL service's -3, -4 as 3, 4),
+        in the log the table's consumer tables replay (an imported one, if loaded). -#}
 with
 
 log_rows as (
@@ -9,7 +10,7 @@ log_rows as (
         `cdc$time`,
         `cdc$batch_seq_no`,
         abs(`cdc$operation`) as operation
-    from {{ ref('cdc_log') }}
+    from {{ cdc_replayed_log(ref('cdc_log')) }} as replayed
     where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
 
 )

@@ -5,13 +5,16 @@
 -- batch (int_log_replay_facts, the facts the consumer state is built from) must give the state
 -- the batch's mutations give on the state carried from earlier batches (int_base_state, before
 -- this build merges the batch in). Tables with `delta: keys` are left out (their log carries
--- no values).
+-- no values), and so are those with a log loaded by `cdclake load log` (their facts are its).
 -- Returns the cells on which the two states differ.
 with
 
 replayable_tables as (
 
-    select * from {{ cdc_replayable_tables() }} as tables
+    select tables.*
+    from {{ cdc_replayable_tables() }} as tables
+    left anti join {{ cdc_imported_log_tables() }} as imported_tables
+        on tables.keyspace_name = imported_tables.keyspace_name and tables.table_name = imported_tables.table_name
 
 ),
 
