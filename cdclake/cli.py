@@ -7,7 +7,7 @@
     cdclake report [--out PATH]        a static HTML page of the build's generations, streams, rejects
     cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table] [--self-checks]
                    [--enable-create-table-with-compact-storage] [--row-ttl-scan-period SECONDS]
-    cdclake load schema|cql|snapshot|example ...   your keyspace (or the example) into cdc_input (load_cli.py)
+    cdclake load schema|cql|snapshot|log|example ...   your keyspace (or the example) into cdc_input (load_cli.py)
     cdclake status                     what the warehouse holds: tables, schema versions, writes, generations, builds
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
     cdclake serve [--host 127.0.0.1] [--port 10000]   a Spark Thrift server on the warehouse, UDFs set up

@@ -4,8 +4,9 @@
     cdclake load cql FILE.cql [--now US] [--step US] [--skew US]      CQL writes (and DDL) appended to base_mutations
     cdclake load snapshot KS.TABLE FILE.csv [--write-times backfill|original] [--backfill-time US] [--now US]
                                                    a table export (cqlsh COPY TO, dsbulk unload) as the writes that write it
-    cdclake load log KS.TABLE FILE.csv             a real cluster's CDC log of KS.TABLE (cqlsh COPY ks.t_scylla_cdc_log TO)
-                                                   for the table's consumer tables (<t>_state, _history, _changes)
+    cdclake load log KS.TABLE FILE.csv [KS.TABLE FILE.csv ...]
+                                                   a real cluster's CDC logs (cqlsh COPY ks.t_scylla_cdc_log TO)
+                                                   for the tables' consumer tables (<t>_state, _history, _changes)
     cdclake load example                           the example keyspace (seeds/), replacing every input table
 
 Each command checks its file first. Bad lines are printed as ``FILE:LINE[:COLUMN]: why`` and
@@ -42,16 +43,21 @@ def main(argv: list[str]) -> int:
     snapshot.add_argument("--write-times", choices=["backfill", "original"], default="backfill",
                           help="backfill: every row at --backfill-time; original: at its writetime(c) columns")
     snapshot.add_argument("--backfill-time", type=int, default=None, help="the backfill write time, µs (default --now)")
-    log.add_argument("table", help="KEYSPACE.TABLE (the base table), its schema loaded beforehand")
-    log.add_argument("file", type=Path)
+    log.add_argument("pairs", nargs="+", metavar="KEYSPACE.TABLE FILE.csv",
+                     help="each base table (its schema loaded beforehand) and its log's export")
     args = parser.parse_args(argv)
     if args.command == "example":
         from cdclake.cli import run_dbt
 
         return run_dbt(["seed", "--full-refresh", "--vars", "{cdc_example: true}"])
-    if not args.file.is_file():
-        print(f"error: {args.file}: no such file", file=sys.stderr)
-        return 2
+    if args.command == "log":
+        if len(args.pairs) % 2:
+            parser.error("load log takes pairs: KEYSPACE.TABLE FILE.csv [KEYSPACE.TABLE FILE.csv ...]")
+        args.pairs = [(table, Path(file)) for table, file in zip(args.pairs[::2], args.pairs[1::2])]
+    for file in [file for _, file in args.pairs] if args.command == "log" else [args.file]:
+        if not file.is_file():
+            print(f"error: {file}: no such file", file=sys.stderr)
+            return 2
     return load_file(args)
 
 
@@ -62,12 +68,12 @@ def load_file(args) -> int:
     from cdclake.spark import create_session
     from cdclake.table_export import ExportFileError
 
-    text = args.file.read_text()
-    path = str(args.file)
     spark = create_session(target_dir())
     existing = inputs.read_schema_records(spark)
     if args.command == "log":
-        return load_log_file(spark, text, path, args.table, existing)
+        return load_log_files(spark, args.pairs, existing)
+    text = args.file.read_text()
+    path = str(args.file)
     now_us = now_micros() if args.now is None else args.now
     try:
         if args.command == "schema":
@@ -119,30 +125,42 @@ def load_file(args) -> int:
     return 1 if refused else 0
 
 
-def load_log_file(spark, text: str, path: str, table: str, existing) -> int:
-    """``cdclake load log``: the log rows into ``cdc_input.imported_log``. A warehouse without
-    writes or generations of its own gets empty ones: it builds with the imported log alone."""
+def load_log_files(spark, pairs: list[tuple[str, Path]], existing) -> int:
+    """``cdclake load log``: the logs of some tables, (KEYSPACE.TABLE, export file) each, into
+    ``cdc_input.imported_log``, some ``CHUNK_ROWS`` cells at a time. Every file's structure is
+    checked before anything is written. A warehouse without writes or generations of its own
+    gets empty ones: it builds with the imported logs alone."""
     from cdclake import generation_tables, inputs
-    from cdclake.log_load import log_loads
+    from cdclake.log_load import CHUNK_ROWS, log_loads
     from cdclake.table_export import ExportFileError
 
-    keyspace, _, table_name = table.partition(".")
-    try:
-        loads = log_loads(text, path, keyspace, table_name, existing=existing)
-    except (ExportFileError, CqlError) as error:
-        print(f"error: {error}; nothing loaded", file=sys.stderr)
-        return 2
+    loads = []
+    for table, file in pairs:
+        keyspace, _, table_name = table.partition(".")
+        try:
+            loads.append((table, log_loads(file.read_text(), str(file), keyspace, table_name, existing=existing)))
+        except (ExportFileError, CqlError) as error:
+            print(f"error: {error}; nothing loaded", file=sys.stderr)
+            return 2
     table_format = os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
-    log_rows = cells = added = refused = 0
-    for load in loads:
-        for problem in load.problems:
-            print(problem, file=sys.stderr)
-        added += inputs.append_imported_log(spark, load.rows, table_format)
-        log_rows, cells, refused = log_rows + load.log_rows, cells + len(load.rows), refused + len(load.problems)
+    pending, loaded, total, added, refused = [], [], 0, 0, 0
+    for table, chunks in loads:
+        log_rows = cells = 0
+        for load in chunks:
+            for problem in load.problems:
+                print(problem, file=sys.stderr)
+            log_rows, cells, refused = log_rows + load.log_rows, cells + len(load.rows), refused + len(load.problems)
+            pending += load.rows
+            if len(pending) >= CHUNK_ROWS:
+                added += inputs.append_imported_log(spark, pending, table_format)
+                pending = []
+        loaded.append(f"loaded {log_rows} log rows of {table} ({cells} cells)")
+        total += cells
+    added += inputs.append_imported_log(spark, pending, table_format)
     inputs.append_inputs(spark, table_format=table_format)     # creates an empty base_mutations
     if inputs.missing_inputs(spark, ["cdc_generations", "cdc_generation_streams"]):
         generation_tables.load(spark, generation_tables.GenerationTables.from_entries([]), table_format)
-    print(f"loaded {log_rows} log rows of {keyspace}.{table_name} ({added} cells) into cdc_input.imported_log"
-          + (f"; {cells - added} cells of log rows imported before left out" if cells > added else "")
+    print("\n".join(loaded) + "\ninto cdc_input.imported_log"
+          + (f"; {total - added} cells of log rows loaded before left out" if total > added else "")
           + (f"; {refused} refused (above)" if refused else ""))
     return 1 if refused else 0

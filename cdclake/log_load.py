@@ -32,7 +32,7 @@ from cdclake.log_columns import LogColumn, log_table_columns
 from cdclake.schema_ddl import KEYSPACE_REPLICATION, schema_ddl
 from cdclake.table_export import CQLSH_DIALECT, ExportFileError, check_field_counts, layout, records, row_values
 
-CHUNK_ROWS = 50_000         # log rows per append: memory stays bounded
+CHUNK_ROWS = 50_000         # log rows per chunk (and cells per append): memory stays bounded
 LOG_SUFFIX = "_scylla_cdc_log"
 # cdc_input.imported_log: cdc_log's columns, with where each row came from instead of its write
 IMPORTED_LOG_COLUMNS = [

@@ -155,7 +155,7 @@ def test_a_cluster_log_for_a_table_built_from_the_produced_log_asks_for_a_full_r
     assert load.returncode == 1, load.stderr[-2000:]
     assert "sensors_log.csv:3:10: column cdc$operation (tinyint): value '9x'" in load.stderr
     assert "sensors_log.csv:4:10: column cdc$operation (tinyint): empty" in load.stderr
-    assert "loaded 1 log rows of metrics.sensors (6 cells) into cdc_input.imported_log" in load.stdout
+    assert "loaded 1 log rows of metrics.sensors (6 cells)\ninto cdc_input.imported_log" in load.stdout
     assert "metrics.sensors: CDC on, 2 log rows (+ 1 imported, replayed by its consumer tables)" \
         in run("status").stdout
     build = run("build")
