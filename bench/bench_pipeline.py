@@ -209,11 +209,14 @@ def main() -> None:
         lines.append(f"audit, batch {audit['batch_id']}: "
                      + ", ".join(f"{k} {v:,}" for k, v in audit.items() if k != "batch_id"))
     incremental_nodes = node_times(project)
+    nodes_file = BENCH_DIR / "pipeline" / "node_times.json"
+    nodes_file.write_text(json.dumps({"full": full_nodes, "incremental": incremental_nodes}, indent=1))
     lines += [
         "slowest nodes, full: " + ", ".join(f"{name} {t:.1f} s" for name, t in full_nodes[:8]),
         "slowest nodes, incremental: " + ", ".join(f"{name} {t:.1f} s" for name, t in incremental_nodes[:8]),
         f"consumer tables (log replay, state, history, changes, their tests): full {consumer_share(full_nodes)}, "
         f"incremental {consumer_share(incremental_nodes)}",
+        f"every node's seconds: {nodes_file}",
     ]
     report("end-to-end pipeline", lines)
 

@@ -1,16 +1,26 @@
 {% macro scylla_cdc_history_table(keyspace_name, table_name) -%}
     {#- `<keyspace>.<table>_history`: every version of every row of the base table the log
         rebuilds (SCD2), from `int_log_replay_versions`: the row's columns as in the state table,
-        then its validity and the change that started it. -#}
+        then its validity and the change that started it. On Delta a build replaces only the rows
+        of the partitions whose versions were recomputed since its last one (`replay_increments.sql`). -#}
     {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
     {%- set udts = scylla_cdc_user_types(keyspace_name) -%}
-    {{- config(materialized='table') -}}
+    {%- do cdc_config_replayed_table(keyspace_name, table_name) -%}
+    {%- set mark = cdc_replay_mark() -%}
 with
 
 cells as (
 
-    select * from {{ ref('int_log_replay_versions') }}
-    where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+    select versions.*
+    from {{ ref('int_log_replay_versions') }} as versions
+    where
+        versions.keyspace_name = '{{ keyspace_name }}' and versions.table_name = '{{ table_name }}'
+        {%- if is_incremental() %}
+        -- the partitions with facts replayed since this table's last build
+        and (versions.keyspace_name, versions.table_name, versions.partition_id) in (
+            {{ cdc_partitions_replayed_after(mark) }}
+        )
+        {%- endif %}
 
 ),
 
@@ -58,7 +68,8 @@ from versions
         table's history: `insert` (a row's first version, or the first after a deletion),
         `update_preimage` and `update_postimage` (the whole row before and after a change),
         `delete` (the whole row before its deletion, by the log or by a TTL's expiry), each with
-        `_commit_timestamp` (the change's time) and the log row that made it. -#}
+        `_commit_timestamp` (the change's time) and the log row that made it. On Delta a build
+        replaces only the rows of the partitions whose versions were recomputed since its last one. -#}
     {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
     {%- set keys = [] -%}
     {%- set values = [] -%}
@@ -71,8 +82,24 @@ from versions
             {%- endfor -%}
         {%- endif -%}
     {%- endfor -%}
-    {{- config(materialized='table') -}}
+    {%- set udts = scylla_cdc_user_types(keyspace_name) -%}
+    {%- do cdc_config_replayed_table(keyspace_name, table_name) -%}
+    {%- set mark = cdc_replay_mark() -%}
+    {%- set history = ref(keyspace_name ~ '__' ~ table_name ~ '_history') %}
 with
+
+{%- if is_incremental() %}
+
+history as (
+
+    -- the history of the partitions whose versions were recomputed
+    select history.*
+    from {{ history }} as history
+    left semi join {{ cdc_replayed_partition_keys(keyspace_name, table_name, columns, udts, mark) }} as replayed
+        on {{ cdc_same_partition('history', 'replayed', columns) }}
+
+),
+{%- endif %}
 
 versions as (
 
@@ -87,7 +114,7 @@ versions as (
             partition by {% for key in keys %}`{{ key }}`, {% endfor %}`cdc$is_static_row`
             order by `cdc$valid_from_us`
         ) as previous_version
-    from {{ ref(keyspace_name ~ '__' ~ table_name ~ '_history') }}
+    from {{ 'history' if is_incremental() else history }}
 
 ),
 

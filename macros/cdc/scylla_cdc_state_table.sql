@@ -75,18 +75,27 @@
 {%- endmacro %}
 
 
+{% macro cdc_state_key_columns(columns, udts, kinds) -%}
+    {#- The select list of the key columns of `kinds` (partition_key, clustering) from
+        `partition_id` and `row_clustering`, typed as in the log table. -#}
+    {%- for column in columns if column.kind in kinds -%}
+        {%- set source = 'partition_id' if column.kind == 'partition_key' else 'row_clustering' -%}
+        {%- set key_text = "from_json(" ~ source ~ ", 'map<string, string>')['" ~ column.name ~ "']" -%}
+        {{ ',\n    ' if not loop.first }}{{ cql_value_from_text(key_text, column.cql_type, 0, udts) }} as `{{ column.name }}`
+    {%- endfor -%}
+{%- endmacro %}
+
+
 {% macro cdc_state_row_columns(columns, udts) -%}
     {#- The select list of a row of the base table from a relation with `partition_id`,
         `row_clustering` and each static and regular column gathered by
         `cdc_state_cells_column`: the key columns, then each value column with its write time,
         TTL and expiry (`cdc_state_value_columns`), typed as in the log table. -#}
     {%- set selected = [] -%}
-    {%- for column in columns if column.kind in ('partition_key', 'clustering') -%}
-        {%- set source = 'partition_id' if column.kind == 'partition_key' else 'row_clustering' -%}
-        {%- set key_text = "from_json(" ~ source ~ ", 'map<string, string>')['" ~ column.name ~ "']" -%}
-        {%- set typed = cql_value_from_text(key_text, column.cql_type, 0, udts) -%}
-        {%- do selected.append(typed ~ ' as `' ~ column.name ~ '`') -%}
-    {%- endfor -%}
+    {%- set keys = cdc_state_key_columns(columns, udts, ['partition_key', 'clustering']) | trim -%}
+    {%- if keys -%}
+        {%- do selected.append(keys) -%}
+    {%- endif -%}
     {%- for column in columns if column.kind in ('static', 'regular') -%}
         {%- do selected.append(cdc_state_value_columns(column, udts) | trim) -%}
     {%- endfor -%}

@@ -8,12 +8,15 @@
     time, batch sequence number, operation) and the clustering key of the row it lands in.
     Each build appends the facts of its batch's log rows and of the writes earlier builds
     processed after the last one this table holds, as the log tables do. A table with a log
-    loaded by `cdclake load log` replays that log instead (`cdc_replayed_log`). -#}
+    loaded by `cdclake load log` replays that log instead (`cdc_replayed_log`). Each fact is
+    stamped with its build (`replayed_at_us`): the consumer path recomputes the partitions
+    with facts newer than it last saw. -#}
 {%- set logged_through = cdc_logged_through_write_id() -%}
 {%- do cdc_refuse_switched_log_sources() -%}
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
+    on_schema_change='fail',
     post_hook="{{ cdc_mark_logged_through() }}",
 ) }}
 
@@ -203,7 +206,8 @@ log_facts as (
         fact.ts,
         fact.ttl,
         fact.start_position,
-        fact.end_position
+        fact.end_position,
+        {{ cdc_replay_stamp() }} as replayed_at_us
     from log_cells_placed as cells
         lateral view inline(concat(
             -- the row's facts, from one of its cells

@@ -5,14 +5,30 @@
     every time one of its cells starts or ends; a version with no live cell is a deletion (the
     row was live before). One row per version and live cell (a deletion: one row, no cell),
     with the change that started the version: its log row, or the expiry of a TTL (ScyllaDB
-    logs none). The static row has versions of its own. -#}
-{{ config(materialized='table') }}
+    logs none). The static row has versions of its own. On Delta a build replaces only the rows
+    of the partitions with facts replayed since its last one (`replay_increments.sql`); each row
+    has the newest fact stamp of its build. -#}
+{%- set all_facts = ref('int_log_replay_facts') -%}
+{%- set mark = cdc_versions_mark() -%}
+{{ config(
+    materialized='incremental' if cdc_rewrites_replayed_partitions() else 'table',
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{{ cdc_delete_replayed_versions() }}",
+) }}
 
 with
 
 facts as (
 
-    select * from {{ ref('int_log_replay_facts') }}
+    select all_facts.*
+    from {{ all_facts }} as all_facts
+    {% if is_incremental() %}
+        -- the partitions with facts replayed since this table's last build
+        where (all_facts.keyspace_name, all_facts.table_name, all_facts.partition_id) in (
+            {{ cdc_partitions_replayed_after(mark) }}
+        )
+    {% endif %}
 
 ),
 
@@ -221,7 +237,8 @@ select
     cells.element_key,
     cells.value,
     cells.ts,
-    cells.ttl
+    cells.ttl,
+    {{ cdc_replayed_through(all_facts) }} as replayed_at_us
 from versions
 left join valid_cells as cells
     on

@@ -190,11 +190,33 @@ def workload_batch_builder(spark, script_result, workspace: Path):
     return build_batch
 
 
+# a row written by the first write and deleted at its own timestamp by the last (the last batch):
+# it never was, so its partition's versions, history and changes vanish in the last build
+VANISHING_ROW = ("""CREATE KEYSPACE inc_gone WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};
+CREATE TABLE inc_gone.t (pk int, ck int, v text, PRIMARY KEY (pk, ck)) WITH cdc = {'enabled': true};
+INSERT INTO inc_gone.t (pk, ck, v) VALUES (1, 1, 'gone') USING TIMESTAMP 1700000000000000;
+""", """DELETE FROM inc_gone.t USING TIMESTAMP 1700000000000000 WHERE pk = 1 AND ck = 1;
+""")
+
+
+def assert_replay_rebuilt_in_place(spark, consumer_tables: list[str], batches: int) -> None:
+    """After the first build, each build changed the versions and the history and change-feed
+    tables in place, not as new tables: the recomputed partitions' rows deleted (a MERGE, or
+    none to delete) and appended (a WRITE in Delta's history)."""
+    assert consumer_tables
+    for table in ["cdc_intermediate.int_log_replay_versions", *consumer_tables]:
+        operations = [r.operation for r in spark.sql(f"describe history {table}").orderBy("version").collect()
+                      if r.operation not in ("SET TBLPROPERTIES", "MERGE")]
+        assert operations[-batches:] == [operations[-batches]] + ["WRITE"] * (batches - 1), (table, operations)
+        assert "CREATE" in operations[-batches], (table, operations)
+
+
 @settings(max_examples=1, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace, monkeypatch):
-    """Four random tables (images, collections, static columns, range deletes as drawn), their
-    writes split into 2-5 batches, built on Delta: every output equals the full build's."""
+    """Four random tables (images, collections, static columns, range deletes as drawn) and a
+    row the last batch deletes at its own timestamp, their writes split into 2-5 batches, built
+    on Delta: every output equals the full build's, and the consumer path was built in place."""
     from cdclake.cql.interpreter import run_script
     from test_random_workloads import script_of
 
@@ -202,7 +224,7 @@ def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace
     for number in range(4):
         table = data.draw(random_tables(f"inc_{number}"))
         chosen.append((table, data.draw(random_statements(table, NOW_US))))
-    script = script_of(chosen)
+    script = VANISHING_ROW[0] + script_of(chosen) + VANISHING_ROW[1]
     (test_workspace / "incremental_workload.cql").write_text(script)
     result = run_script(script, now_us=NOW_US, step_us=STEP_US)
     assert not result.errors, result.errors
@@ -213,6 +235,8 @@ def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace
     monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "delta")
     build_batch = workload_batch_builder(spark, result, test_workspace / "incremental_replay")
     batched = outputs_after(spark, build_batch, cuts)
+    assert batched["inc_gone.t_history"] == [], "the row deleted at its own timestamp never was"
+    assert_replay_rebuilt_in_place(spark, [t for t in batched if t.endswith(("_history", "_changes"))], batches)
     # Delta keeps each build's version: the audit had k rows after the k-th build
     versions = sorted(r.version for r in spark.sql("describe history cdc_lake.cdc_write_audit").collect())
     assert [spark.sql(f"select count(*) from cdc_lake.cdc_write_audit version as of {v}").first()[0]

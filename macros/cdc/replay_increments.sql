@@ -1,0 +1,153 @@
+{#- How the consumer path (int_log_replay_versions, `<table>_history`, `<table>_changes`) is
+    rebuilt partition by partition: a base partition's versions depend on its own facts only,
+    so an incremental build deletes the rows of the partitions with facts replayed since the
+    table's last build (pre-hook, `cdc_delete_partitions`) and appends them recomputed. A build
+    stopped between the two finds the same partitions newer than the table on its next run. -#}
+
+{% macro cdc_rewrites_replayed_partitions() -%}
+    {#- Whether those tables are rebuilt partition by partition (Delta: MERGE deletes the
+        partitions' rows) rather than whole (Parquet). -#}
+    {{ return(cdc_table_format() == 'delta') }}
+{%- endmacro %}
+
+
+{% macro cdc_replay_stamp() -%}
+    {#- The facts' `replayed_at_us` in this build: when its query started (µs), kept above every
+        stamp the facts already hold, so that a clock set back does not reorder builds. -#}
+    {%- if is_incremental() -%}
+        greatest(unix_micros(current_timestamp()), (select coalesce(max(replayed_at_us), 0) + 1 from {{ this }}))
+    {%- else -%}
+        unix_micros(current_timestamp())
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_replayed_through(relation) -%}
+    {#- SQL: the newest fact stamp (`replayed_at_us`) the rows of `relation` hold, -1 without rows. -#}
+    (select coalesce(max(replayed_at_us), -1) from {{ relation }})
+{%- endmacro %}
+
+
+{% macro cdc_versions_mark() -%}
+    {#- The newest fact stamp int_log_replay_versions holds (it was built from every fact up to
+        it), -1 on a full build. -#}
+    {%- if execute and is_incremental() -%}
+        {{ return(run_query('select ' ~ cdc_replayed_through(this)).columns[0].values()[0] | int) }}
+    {%- endif -%}
+    {{ return(-1) }}
+{%- endmacro %}
+
+
+{% macro cdc_replay_mark() -%}
+    {#- The versions' stamp a `<table>_history` or `<table>_changes` table was last built from
+        (its table property `cdclake.replayed_through_us`), -1 on a full build. -#}
+    {%- if execute and is_incremental() -%}
+        {%- for row in run_query('show tblproperties ' ~ this).rows -%}
+            {%- if row[0] == 'cdclake.replayed_through_us' -%}
+                {{ return(row[1] | int) }}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(-1) }}
+{%- endmacro %}
+
+
+{% macro cdc_set_replay_mark() -%}
+    {#- Post-hook of a `<table>_history` or `<table>_changes` table built partition by
+        partition: the versions' stamp it now reflects. -#}
+    {%- if execute and cdc_rewrites_replayed_partitions() -%}
+        {%- set through = run_query(
+            'select ' ~ cdc_replayed_through(ref('int_log_replay_versions'))).columns[0].values()[0] -%}
+        alter table {{ this }} set tblproperties ('cdclake.replayed_through_us' = '{{ through | int }}')
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_config_replayed_table(keyspace_name, table_name) -%}
+    {#- The config of a `<table>_history` or `<table>_changes` model (a changed schema fails the
+        incremental build, as for every mart: rebuild with --full-refresh). -#}
+    {#- its incremental query and hooks read the facts and versions: refs dbt sees when it parses -#}
+    {%- do ref('int_log_replay_facts') -%}
+    {%- do ref('int_log_replay_versions') -%}
+    {%- if cdc_rewrites_replayed_partitions() -%}
+        {{- config(materialized='incremental', incremental_strategy='append',
+                   pre_hook="{{ cdc_delete_replayed_rows('" ~ keyspace_name ~ "', '" ~ table_name ~ "') }}",
+                   post_hook="{{ cdc_set_replay_mark() }}") -}}
+    {%- else -%}
+        {{- config(materialized='table') -}}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_partitions_replayed_after(mark) -%}
+    {#- A query of the partitions (keyspace_name, table_name, partition_id) with facts replayed
+        after `mark`. -#}
+    select distinct keyspace_name, table_name, partition_id from {{ ref('int_log_replay_facts') }}
+    where replayed_at_us > {{ mark }}
+{%- endmacro %}
+
+
+{% macro cdc_replayed_partition_keys(keyspace_name, table_name, columns, udts, mark) -%}
+    {#- A subquery of the typed partition key columns of the table's partitions with facts
+        replayed after `mark` (a versions stamp): those whose versions were recomputed since,
+        including any left without versions. -#}
+    (
+        select distinct
+            {#- compiled before the schema input exists (see scylla_cdc_log_columns) #}
+            {{ cdc_state_key_columns(columns, udts, ['partition_key']) | trim or 'partition_id' }}
+        from ({{ cdc_partitions_replayed_after(mark) }}) as partitions_replayed
+        where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+    )
+{%- endmacro %}
+
+
+{% macro cdc_same_partition(left, right, columns) -%}
+    {#- SQL condition: two relations with a base table's typed partition key columns (null-safe). -#}
+    {%- set conditions = [] -%}
+    {%- for column in columns if column.kind == 'partition_key' -%}
+        {%- do conditions.append(left ~ '.`' ~ column.name ~ '` <=> ' ~ right ~ '.`' ~ column.name ~ '`') -%}
+    {%- endfor -%}
+    {{ conditions | join(' and ') if conditions else 'true' }}
+{%- endmacro %}
+
+
+{% macro cdc_delete_partitions(source, mark, partitions, same_partition) -%}
+    {#- The pre-hook statement that deletes the rows of the partitions an incremental build
+        recomputes: MERGE ... WHEN MATCHED THEN DELETE with `partitions` (a subquery, aliased
+        `replayed`; `same_partition` joins it to `target`); every row when all of `source` (the
+        facts or versions) is newer than `mark` (it was rebuilt: partitions may have gone). -#}
+    {%- set oldest = run_query('select min(replayed_at_us) from ' ~ source).columns[0].values()[0] -%}
+    {%- if oldest is none or oldest | int > mark -%}
+        delete from {{ this }}
+    {%- else -%}
+        merge into {{ this }} as target
+        using {{ partitions }} as replayed
+        on {{ same_partition }}
+        when matched then delete
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_delete_replayed_versions() -%}
+    {#- Pre-hook of int_log_replay_versions: deletes the versions of the partitions with newly
+        replayed facts (`cdc_delete_partitions`). -#}
+    {%- if execute and is_incremental() -%}
+        {%- set mark = cdc_versions_mark() -%}
+        {{ cdc_delete_partitions(ref('int_log_replay_facts'), mark, '(' ~ cdc_partitions_replayed_after(mark) ~ ')',
+            'target.keyspace_name = replayed.keyspace_name and target.table_name = replayed.table_name'
+            ~ ' and target.partition_id = replayed.partition_id') }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_delete_replayed_rows(keyspace_name, table_name) -%}
+    {#- Pre-hook of a `<table>_history` or `<table>_changes` table: deletes the rows of the
+        partitions whose versions were recomputed since its mark (`cdc_delete_partitions`). -#}
+    {%- if execute and is_incremental() -%}
+        {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
+        {%- set mark = cdc_replay_mark() -%}
+        {{ cdc_delete_partitions(ref('int_log_replay_versions'), mark,
+            cdc_replayed_partition_keys(keyspace_name, table_name, columns, scylla_cdc_user_types(keyspace_name), mark),
+            cdc_same_partition('target', 'replayed', columns)) }}
+    {%- endif -%}
+{%- endmacro %}
