@@ -41,14 +41,8 @@
 {% macro cdc_replay_mark() -%}
     {#- The versions' stamp a `<table>_history` or `<table>_changes` table was last built from
         (its table property `cdclake.replayed_through_us`), -1 on a full build. -#}
-    {%- if execute and is_incremental() -%}
-        {%- for row in run_query('show tblproperties ' ~ this).rows -%}
-            {%- if row[0] == 'cdclake.replayed_through_us' -%}
-                {{ return(row[1] | int) }}
-            {%- endif -%}
-        {%- endfor -%}
-    {%- endif -%}
-    {{ return(-1) }}
+    {%- set mark = cdc_table_mark('replayed_through_us') -%}
+    {{ return(-1 if mark is none else mark) }}
 {%- endmacro %}
 
 

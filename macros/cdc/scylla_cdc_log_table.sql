@@ -71,19 +71,26 @@
 {%- endmacro %}
 
 
-{% macro cdc_logged_through_write_id() -%}
-    {#- The highest write id whose log rows this incremental log table holds (its table property
-        `cdclake.logged_through_write_id`, set after each build of it), or none: a full build,
-        or a table an older cdclake wrote. -#}
+{% macro cdc_table_mark(name) -%}
+    {#- The integer table property `cdclake.<name>` of this incremental table, or none: a full
+        build, or a table without the property. -#}
     {%- if not (execute and is_incremental()) -%}
         {{ return(none) }}
     {%- endif -%}
     {%- for row in run_query('show tblproperties ' ~ this).rows -%}
-        {%- if row[0] == 'cdclake.logged_through_write_id' -%}
+        {%- if row[0] == 'cdclake.' ~ name -%}
             {{ return(row[1] | int) }}
         {%- endif -%}
     {%- endfor -%}
     {{ return(none) }}
+{%- endmacro %}
+
+
+{% macro cdc_logged_through_write_id() -%}
+    {#- The highest write id whose log rows this incremental log table holds (its table property
+        `cdclake.logged_through_write_id`, set after each build of it), or none: a full build,
+        or a table an older cdclake wrote. -#}
+    {{ return(cdc_table_mark('logged_through_write_id')) }}
 {%- endmacro %}
 
 
