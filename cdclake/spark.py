@@ -92,6 +92,7 @@ def create_session(
     shuffle_partitions: int = 4,
     thrift_single_session: bool = False,
     conf: dict[str, str] | None = None,
+    java_options: str = "",
 ):
     """Create (or return) the process's Spark session with its warehouse under ``warehouse_root``.
 
@@ -99,6 +100,7 @@ def create_session(
     connection this session itself (so they see its temporary UDFs); a static conf, set here.
     ``conf``: more settings; those the Hive client reads (``hive.*``) must come here, as it reads
     them once, when the session first opens the metastore (at start-up, see below).
+    ``java_options``: more options for the driver's JVM, after this function's own.
 
     Holds ``warehouse_root`` for this process (target_lock.py): raises ``TargetInUseError`` when
     another process does. Sets ``CDCLAKE_TABLE_FORMAT`` (read by dbt_project.yml) to ``delta`` when Delta Lake's classes
@@ -139,7 +141,8 @@ def create_session(
         )
         # the parallel collector: the G1 default's concurrent threads compete with the tasks for
         # 2 cores, and a cold three-statement replay took 3-5 s longer with it (README, "Performance")
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={warehouse_root} -XX:+UseParallelGC")
+        .config("spark.driver.extraJavaOptions",
+                f"-Dderby.system.home={warehouse_root} -XX:+UseParallelGC {java_options}".strip())
         .enableHiveSupport()
     )
     if thrift_single_session:

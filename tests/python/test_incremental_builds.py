@@ -190,12 +190,18 @@ def workload_batch_builder(spark, script_result, workspace: Path):
     return build_batch
 
 
-# a row written by the first write and deleted at its own timestamp by the last (the last batch):
-# it never was, so its partition's versions, history and changes vanish in the last build
-VANISHING_ROW = ("""CREATE KEYSPACE inc_gone WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};
+# Two rows of the first batch that the last one (its last two writes) leaves without state. One is
+# deleted at its own timestamp: it never was, so its partition's versions, history and changes
+# vanish in the last build. The other has a TTL that runs out after every earlier write (their
+# timestamps are at most 2 s after NOW_US) and before the last one (a partition delete 4 s after,
+# within ScyllaDB's 5 s leeway for writes from the future), so that the last state is taken after
+# it, though the last batch does not touch its partition: it must leave the state tables.
+ONE_BUILD_ROWS = ("""CREATE KEYSPACE inc_gone WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};
 CREATE TABLE inc_gone.t (pk int, ck int, v text, PRIMARY KEY (pk, ck)) WITH cdc = {'enabled': true};
 INSERT INTO inc_gone.t (pk, ck, v) VALUES (1, 1, 'gone') USING TIMESTAMP 1700000000000000;
+INSERT INTO inc_gone.t (pk, ck, v) VALUES (2, 1, 'expires') USING TIMESTAMP 1700000000000000 AND TTL 3;
 """, """DELETE FROM inc_gone.t USING TIMESTAMP 1700000000000000 WHERE pk = 1 AND ck = 1;
+DELETE FROM inc_gone.t USING TIMESTAMP 1700000004000000 WHERE pk = 3;
 """)
 
 
@@ -214,9 +220,10 @@ def assert_replay_rebuilt_in_place(spark, consumer_tables: list[str], batches: i
 @settings(max_examples=1, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace, monkeypatch):
-    """Four random tables (images, collections, static columns, range deletes as drawn) and a
-    row the last batch deletes at its own timestamp, their writes split into 2-5 batches, built
-    on Delta: every output equals the full build's, and the consumer path was built in place."""
+    """Four random tables (images, collections, static columns, range deletes as drawn) and two
+    rows the last batch leaves without state (`ONE_BUILD_ROWS`), their writes split into 2-5
+    batches, built on Delta: every output equals the full build's, and the versions, history and
+    change feeds were built in place."""
     from cdclake.cql.interpreter import run_script
     from test_random_workloads import script_of
 
@@ -224,18 +231,22 @@ def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace
     for number in range(4):
         table = data.draw(random_tables(f"inc_{number}"))
         chosen.append((table, data.draw(random_statements(table, NOW_US))))
-    script = VANISHING_ROW[0] + script_of(chosen) + VANISHING_ROW[1]
+    script = ONE_BUILD_ROWS[0] + script_of(chosen) + ONE_BUILD_ROWS[1]
     (test_workspace / "incremental_workload.cql").write_text(script)
     result = run_script(script, now_us=NOW_US, step_us=STEP_US)
     assert not result.errors, result.errors
     write_ids = sorted({a.write_id for a in result.atoms})
-    batches = data.draw(st.integers(2, min(5, len(write_ids))), label="batches")
-    cuts = split_points(write_ids, batches, random.Random(data.draw(st.integers(0, 2**32), label="seed")))
+    batches = data.draw(st.integers(2, min(5, len(write_ids) - 1)), label="batches")
+    # the last two writes in the last batch
+    cuts = split_points(write_ids[:-1], batches, random.Random(data.draw(st.integers(0, 2**32), label="seed")))
+    cuts[-1] = write_ids[-1]
 
     monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "delta")
     build_batch = workload_batch_builder(spark, result, test_workspace / "incremental_replay")
     batched = outputs_after(spark, build_batch, cuts)
-    assert batched["inc_gone.t_history"] == [], "the row deleted at its own timestamp never was"
+    assert [r.pk for r in spark.sql("select distinct pk from inc_gone.t_history").collect()] == [2], \
+        "the row deleted at its own timestamp never was; the one that expired was"
+    assert batched["inc_gone.t_state"] == [], "one row never was, the other expired"
     assert_replay_rebuilt_in_place(spark, [t for t in batched if t.endswith(("_history", "_changes"))], batches)
     # Delta keeps each build's version: the audit had k rows after the k-th build
     versions = sorted(r.version for r in spark.sql("describe history cdc_lake.cdc_write_audit").collect())
