@@ -81,6 +81,15 @@
 {%- endmacro %}
 
 
+{% macro cdc_in_partitions_replayed_after(relation, mark) -%}
+    {#- SQL condition: a row of `relation` (an alias with keyspace_name, table_name and
+        partition_id) is in a partition with facts replayed after `mark`. -#}
+    ({{ relation }}.keyspace_name, {{ relation }}.table_name, {{ relation }}.partition_id) in (
+        {{ cdc_partitions_replayed_after(mark) }}
+    )
+{%- endmacro %}
+
+
 {% macro cdc_replayed_partition_keys(keyspace_name, table_name, columns, udts, mark) -%}
     {#- A subquery of the typed partition key columns of the table's partitions with facts
         replayed after `mark` (a versions stamp): those whose versions were recomputed since,

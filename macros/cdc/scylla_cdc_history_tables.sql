@@ -17,9 +17,7 @@ cells as (
         versions.keyspace_name = '{{ keyspace_name }}' and versions.table_name = '{{ table_name }}'
         {%- if is_incremental() %}
         -- the partitions with facts replayed since this table's last build
-        and (versions.keyspace_name, versions.table_name, versions.partition_id) in (
-            {{ cdc_partitions_replayed_after(mark) }}
-        )
+        and {{ cdc_in_partitions_replayed_after('versions', mark) }}
         {%- endif %}
 
 ),

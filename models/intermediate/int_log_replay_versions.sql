@@ -25,9 +25,7 @@ facts as (
     from {{ all_facts }} as all_facts
     {% if is_incremental() %}
         -- the partitions with facts replayed since this table's last build
-        where (all_facts.keyspace_name, all_facts.table_name, all_facts.partition_id) in (
-            {{ cdc_partitions_replayed_after(mark) }}
-        )
+        where {{ cdc_in_partitions_replayed_after('all_facts', mark) }}
     {% endif %}
 
 ),
