@@ -1,7 +1,8 @@
 """End to end: a synthetic workload of N writes through the input contract, one full `dbt build`
 of the pipeline, against a Spark job that reads the same atoms and writes them back (the copy
 job), measured in the same session and table format; then N/100 more writes appended and an
-incremental build of them.
+incremental build of them; then a build with no new writes: what the same nodes cost with no
+batch, the floor under the incremental build (in the same process, warm, as the others).
 
 The workload (bench.workload_sql): 80% of the writes go to a clustered table with a set column,
 20% to a single-row table with pre- and post-images; about 10 writes per partition; INSERTs (some
@@ -186,6 +187,8 @@ def main() -> None:
     workload_atoms(spark, increment, first=WRITES).write.mode("append").format(table_format) \
         .saveAsTable("cdc_input.base_mutations")
     build(project, seconds, "incremental")
+    incremental_nodes = node_times(project)
+    build(project, seconds, "no new writes")   # no batch: what a build costs before any write
     audits = [r.asDict() for r in spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()]
     if [a["input_writes"] for a in audits] != [WRITES, increment]:
         sys.exit(f"the audit counts {[a['input_writes'] for a in audits]} writes, not {[WRITES, increment]}")
@@ -198,6 +201,8 @@ def main() -> None:
         f"{seconds['full'] / seconds['copy']:.1f}x the copy job",
         f"incremental build of {increment:,} more writes: {seconds['incremental']:.1f} s = "
         f"{100 * seconds['incremental'] / seconds['full']:.0f}% of the full build",
+        f"a build with no new writes (the same nodes, no batch): {seconds['no new writes']:.1f} s = "
+        f"{100 * seconds['no new writes'] / seconds['full']:.0f}% of the full build",
     ]
     full_ratio, incremental_share = seconds["full"] / seconds["copy"], seconds["incremental"] / seconds["full"]
     lines.append(
@@ -208,9 +213,9 @@ def main() -> None:
     for audit in audits:
         lines.append(f"audit, batch {audit['batch_id']}: "
                      + ", ".join(f"{k} {v:,}" for k, v in audit.items() if k != "batch_id"))
-    incremental_nodes = node_times(project)
     nodes_file = BENCH_DIR / "pipeline" / "node_times.json"
-    nodes_file.write_text(json.dumps({"full": full_nodes, "incremental": incremental_nodes}, indent=1))
+    nodes_file.write_text(json.dumps({"full": full_nodes, "incremental": incremental_nodes,
+                                      "no new writes": node_times(project)}, indent=1))
     lines += [
         "slowest nodes, full: " + ", ".join(f"{name} {t:.1f} s" for name, t in full_nodes[:8]),
         "slowest nodes, incremental: " + ", ".join(f"{name} {t:.1f} s" for name, t in incremental_nodes[:8]),

@@ -43,12 +43,17 @@ def print_build_summary(spark) -> None:
     from cdclake.warehouse import audit_totals, log_row_counts
 
     batches = spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()
-    audit = batches[-1]
-    print(
-        f"\nbatch {audit.batch_id}: {audit.input_writes} writes in = {audit.logged_writes} logged "
-        f"+ {audit.unlogged_writes} not logged (tables without CDC) "
-        f"+ {audit.rejected_writes} rejected; {audit.log_rows} log rows"
-    )
+    this_batch = spark.table("cdc_intermediate.int_build_batch").first().batch_id
+    audits = [audit for audit in batches if audit.batch_id == this_batch]
+    if not audits:   # a build with no new writes is no batch (cdc_write_audit)
+        print(f"\nno new writes: no batch added ({len(batches)} so far)")
+    else:
+        audit = audits[0]
+        print(
+            f"\nbatch {audit.batch_id}: {audit.input_writes} writes in = {audit.logged_writes} logged "
+            f"+ {audit.unlogged_writes} not logged (tables without CDC) "
+            f"+ {audit.rejected_writes} rejected; {audit.log_rows} log rows"
+        )
     if len(batches) > 1:
         totals = audit_totals(spark)
         print(

@@ -1,4 +1,5 @@
-{#- One row per batch (build): its input writes = logged + not logged + rejected. Logged writes
+{#- One row per batch (a build with new writes; one without is no batch: it adds no row, and the
+    ledger does not move on): its input writes = logged + not logged + rejected. Logged writes
     are counted from the log itself (writes with log rows), so an accepted write that lost its
     log rows breaks the identity instead of vanishing. -#}
 {{ config(materialized='incremental', incremental_strategy='append') }}
@@ -70,3 +71,4 @@ cross join log_rows
     left anti join {{ this }} as counted
         on batch.batch_id = counted.batch_id
 {% endif %}
+where coalesce(input_writes.input_writes, 0) > 0

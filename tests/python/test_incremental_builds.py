@@ -150,6 +150,41 @@ def test_a_batch_with_processed_write_ids_is_rejected(spark, example_in_batches)
     assert spark.table("cdc_lake.cdc_processed_writes").where("batch_id = 2").count() == 2
 
 
+def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsys):
+    """A build that finds no new writes (a scheduled run after a quiet hour) adds no batch: the
+    audit and the ledger stay as they were, the build's summary says so, and the next build's
+    writes get the next batch number, counted in the audit."""
+    from cdclake import dbt
+    from cdclake.cli import print_build_summary
+
+    def audit_rows():
+        return [r.asDict() for r in spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()]
+
+    audits_before = audit_rows()
+    assert dbt.invoke(BUILD), "a build with no new writes"
+    assert audit_rows() == audits_before
+    capsys.readouterr()
+    print_build_summary(spark)
+    assert f"no new writes: no batch added ({len(audits_before)} so far)" in capsys.readouterr().out
+
+    # one more write: the last accepted one again, under the next id
+    ledger = spark.table("cdc_lake.cdc_processed_writes")
+    last = ledger.agg({"write_id": "max"}).first()[0]
+    repeated = ledger.where("status = 'accepted'").agg({"write_id": "max"}).first()[0]
+    mutations = spark.table("cdc_input.base_mutations")
+    again = mutations.where(f"write_id = {repeated}") \
+        .selectExpr(*[f"cast({last + 1} as bigint) as write_id" if c == "write_id" else f"`{c}`"
+                      for c in mutations.columns])
+    again.localCheckpoint().write.insertInto("cdc_input.base_mutations")
+    assert dbt.invoke(BUILD)
+
+    audits = audit_rows()
+    next_batch = audits_before[-1]["batch_id"] + 1
+    assert audits[:-1] == audits_before
+    assert (audits[-1]["batch_id"], audits[-1]["input_writes"], audits[-1]["accepted_writes"]) == (next_batch, 1, 1)
+    assert [r.batch_id for r in ledger.where(f"write_id = {last + 1}").collect()] == [next_batch]
+
+
 def test_a_log_table_left_out_of_builds_catches_up_with_every_batch_it_missed(spark, example_in_batches):
     """Two builds in a row leave a log table out (stopped before it, or not selected): the next
     build that runs it adds the rows of both batches it missed (it keeps the last write id it
