@@ -111,20 +111,25 @@ def expected_consumer_table_rows(state, table, atoms, as_of_us: int) -> list[dic
 def plain(value):
     """A value of the JSON model ({"set": [...]}, {"udt": {...}}, ...) or as Spark returns it,
     as plain Python: collections as lists and dicts, tuples and user types as dicts of their
-    fields, null fields left out."""
+    fields, null fields left out; every dict in the order of its keys' reprs, since a map comes
+    back from Spark's collect() in the order of a Java HashMap, not the table's."""
     if isinstance(value, dict):
         if len(value) == 1 and next(iter(value)) in ("list", "set"):
             return [plain(v) for v in next(iter(value.values()))]
         if len(value) == 1 and next(iter(value)) == "map":
-            return {plain(k): plain(v) for k, v in value["map"]}
+            return in_key_order((plain(k), plain(v)) for k, v in value["map"])
         if len(value) == 1 and next(iter(value)) == "tuple":
             return plain({f"f{i}": v for i, v in enumerate(value["tuple"])})
         if len(value) == 1 and next(iter(value)) == "udt":
             return plain(value["udt"])
-        return {k: plain(v) for k, v in value.items() if v is not None}
+        return in_key_order((k, plain(v)) for k, v in value.items() if v is not None)
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value
+
+
+def in_key_order(items) -> dict:
+    return dict(sorted(items, key=lambda item: repr(item[0])))
 
 
 def check_log_invariants(rows: list[dict], keys_only: set[str]) -> None:
