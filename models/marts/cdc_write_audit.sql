@@ -14,7 +14,8 @@ batch as (
 
 input_writes as (
 
-    select count(distinct write_id) + max(if(write_id is null, 1, 0)) as input_writes
+    -- the atoms without a write id count as one write; no atom at all: 0
+    select count(distinct write_id) + coalesce(max(if(write_id is null, 1, 0)), 0) as input_writes
     from {{ ref('int_mutation_atoms_validated') }}
 
 ),
@@ -55,7 +56,7 @@ log_rows as (
 
 select
     batch.batch_id,
-    coalesce(input_writes.input_writes, 0) as input_writes,
+    input_writes.input_writes,
     judged_writes.accepted_writes,
     logged_writes.logged_writes,
     judged_writes.unlogged_writes,
@@ -71,4 +72,4 @@ cross join log_rows
     left anti join {{ this }} as counted
         on batch.batch_id = counted.batch_id
 {% endif %}
-where coalesce(input_writes.input_writes, 0) > 0
+where input_writes.input_writes > 0

@@ -60,6 +60,15 @@ def assert_same_outputs(batched: dict, full: dict) -> None:
         assert batched[table] == full[table], f"{table} differs between batched and full builds"
 
 
+def append_writes_again(spark, which: str, write_id: str) -> None:
+    """Append to the input the atoms of the writes ``which`` selects (a SQL condition) again,
+    each under the write id ``write_id`` gives (a SQL expression of the old one)."""
+    mutations = spark.table("cdc_input.base_mutations")
+    again = mutations.where(which) \
+        .selectExpr(*[f"{write_id} as write_id" if c == "write_id" else f"`{c}`" for c in mutations.columns])
+    again.localCheckpoint().write.insertInto("cdc_input.base_mutations")
+
+
 def split_points(write_ids: list[int], batches: int, rng: random.Random) -> list[int]:
     """``batches`` cuts through the sorted write ids, the last one taking every write."""
     inner = sorted(rng.sample(write_ids[:-1], batches - 1))
@@ -133,10 +142,7 @@ def test_a_batch_with_processed_write_ids_is_rejected(spark, example_in_batches)
         "select write_id from cdc_lake.cdc_processed_writes where status = 'accepted' order by write_id limit 2"
     ).collect()]
     # two accepted writes again, under new ids below the last processed one
-    mutations = spark.table("cdc_input.base_mutations")
-    late = mutations.where(f"write_id in ({accepted[0]}, {accepted[1]})") \
-        .selectExpr(*["-write_id as write_id" if c == "write_id" else f"`{c}`" for c in mutations.columns])
-    late.localCheckpoint().write.insertInto("cdc_input.base_mutations")
+    append_writes_again(spark, f"write_id in ({accepted[0]}, {accepted[1]})", "-write_id")
     assert dbt.invoke(BUILD), "late writes fail nothing: they are rejected"
 
     rejected = {r.write_id: r for r in spark.table("cdc_lake.cdc_rejected_writes").collect()}
@@ -171,11 +177,7 @@ def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsy
     ledger = spark.table("cdc_lake.cdc_processed_writes")
     last = ledger.agg({"write_id": "max"}).first()[0]
     repeated = ledger.where("status = 'accepted'").agg({"write_id": "max"}).first()[0]
-    mutations = spark.table("cdc_input.base_mutations")
-    again = mutations.where(f"write_id = {repeated}") \
-        .selectExpr(*[f"cast({last + 1} as bigint) as write_id" if c == "write_id" else f"`{c}`"
-                      for c in mutations.columns])
-    again.localCheckpoint().write.insertInto("cdc_input.base_mutations")
+    append_writes_again(spark, f"write_id = {repeated}", f"cast({last + 1} as bigint)")
     assert dbt.invoke(BUILD)
 
     audits = audit_rows()
