@@ -91,13 +91,15 @@ def replay_session(workspace: Path):
     warehouse and the next replay wipes it; the Derby metastore and Delta's per-table commits
     took some 60 of a three-statement replay's 120 s and buy nothing there. Its JVM compiles
     with the quick compiler only (C1): a replay's plans run once on a few rows, and the
-    optimizing compiler (C2) took a core for code that never paid back, 3-4 s of a 30 s replay."""
+    optimizing compiler (C2) took a core for code that never paid back, 3-4 s of a 30 s replay.
+    Its code cache is 512 MB: C1's code filled the default one on a long script, and the JVM
+    stopped compiling (the test suite's 78-table replay: 304 s, 243 s with the larger cache)."""
     from cdclake.spark import create_session
 
     os.environ.setdefault("CDCLAKE_TABLE_FORMAT", "parquet")
     return create_session(workspace / "warehouse", app_name="cdclake-replay",
                           conf={"spark.sql.catalogImplementation": "in-memory"},
-                          java_options="-XX:TieredStopAtLevel=1")
+                          java_options="-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m")
 
 
 def _log_table_rows(spark, table: str, column_types: dict[str, str], udts: dict) -> tuple[list[str], list[dict]]:
