@@ -19,6 +19,7 @@ from random_cql import random_statements, random_tables
 NOW_US = 1_700_000_000_000_000
 STEP_US = 1000
 BUILD = ["build", "--log-level", "warn"]
+LEFT_OUT = ["build", "--exclude", "shop__orders_scylla_cdc_log", "--log-level", "warn"]
 # the processed-writes ledger and the audit are per batch: compared without the batch number / summed
 PER_BATCH = {"cdc_lake.cdc_processed_writes", "cdc_lake.cdc_write_audit"}
 AUDIT_COUNTS = ["input_writes", "accepted_writes", "logged_writes", "unlogged_writes", "rejected_writes", "log_rows"]
@@ -103,22 +104,38 @@ def seeded_example_batches(spark):
 
 
 @pytest.fixture(scope="module")
-def example_in_batches(spark) -> tuple[dict, dict]:
-    """The example's writes built in three batches, then in one full build (left in the
-    warehouse): the outputs of each."""
+def example_in_batches(spark) -> tuple[dict, dict, list[int]]:
+    """The example's writes built in four batches, the second and third leaving the orders log
+    table out (stopped before it, or not selected), then in one full build (left in the
+    warehouse): the outputs of each, and the orders log's row count after each batch."""
     build_batch, write_ids = seeded_example_batches(spark)
-    cuts = [write_ids[len(write_ids) // 3], write_ids[2 * len(write_ids) // 3], write_ids[-1]]
-    batched = outputs_after(spark, build_batch, cuts)
+    cuts = [write_ids[len(write_ids) * k // 4] for k in (1, 2, 3)] + [write_ids[-1]]
+    orders_log_rows = []
+    for number, cut in enumerate(cuts):
+        build = LEFT_OUT if number in (1, 2) else BUILD
+        assert build_batch(cut, full_refresh=number == 0, build=build), f"the build of batch {number + 1} failed"
+        orders_log_rows.append(spark.table("shop.orders_scylla_cdc_log").count())
+    batched = comparable_outputs(spark, len(cuts))
     full = outputs_after(spark, build_batch, [write_ids[-1]])
-    return batched, full
+    return batched, full, orders_log_rows
 
 
 def test_the_example_in_batches_equals_one_build(example_in_batches, example_outputs):
-    batched, full = example_in_batches
+    batched, full, _ = example_in_batches
     assert_same_outputs(batched, full)
     for table in example_outputs:   # and the example's own build (`dbt build` with seeds)
         if table not in PER_BATCH:
             assert full[table] == example_outputs[table], table
+
+
+def test_a_log_table_left_out_of_builds_catches_up_with_every_batch_it_missed(example_in_batches):
+    """Two builds in a row leave a log table out: the next build that runs it adds the rows of
+    both batches it missed (it keeps the last write id it holds), and the table (and every
+    table read from it) equals one full build's."""
+    batched, full, orders_log_rows = example_in_batches
+    assert orders_log_rows[1] == orders_log_rows[2] == orders_log_rows[0]
+    assert orders_log_rows[3] == len(full["shop.orders_scylla_cdc_log"]) > orders_log_rows[0]
+    assert batched["shop.orders_scylla_cdc_log"] == full["shop.orders_scylla_cdc_log"]
 
 
 def test_a_build_stopped_before_its_ledger_runs_its_batch_again_once(spark, example_in_batches):
@@ -126,7 +143,7 @@ def test_a_build_stopped_before_its_ledger_runs_its_batch_again_once(spark, exam
     ledger: the next build takes the same batch again and adds nothing twice."""
     from cdclake import dbt
 
-    _, full = example_in_batches
+    _, full, _ = example_in_batches
     spark.sql("truncate table cdc_lake.cdc_processed_writes")   # the ledger append never happened
     assert dbt.invoke(BUILD)
     assert comparable_outputs(spark, batches=1) == full
@@ -185,24 +202,6 @@ def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsy
     assert audits[:-1] == audits_before
     assert (audits[-1]["batch_id"], audits[-1]["input_writes"], audits[-1]["accepted_writes"]) == (next_batch, 1, 1)
     assert [r.batch_id for r in ledger.where(f"write_id = {last + 1}").collect()] == [next_batch]
-
-
-def test_a_log_table_left_out_of_builds_catches_up_with_every_batch_it_missed(spark, example_in_batches):
-    """Two builds in a row leave a log table out (stopped before it, or not selected): the next
-    build that runs it adds the rows of both batches it missed (it keeps the last write id it
-    holds), and the table equals one full build's."""
-    _, full = example_in_batches
-    build_batch, write_ids = seeded_example_batches(spark)
-    left_out = ["build", "--exclude", "shop__orders_scylla_cdc_log", "--log-level", "warn"]
-    cuts = [write_ids[len(write_ids) * k // 4] for k in (1, 2, 3)] + [write_ids[-1]]
-    assert build_batch(cuts[0], full_refresh=True)
-    orders_after_first = spark.table("shop.orders_scylla_cdc_log").count()
-    assert build_batch(cuts[1], full_refresh=False, build=left_out)
-    assert build_batch(cuts[2], full_refresh=False, build=left_out)
-    assert spark.table("shop.orders_scylla_cdc_log").count() == orders_after_first
-    assert build_batch(cuts[3], full_refresh=False)
-    assert rows_of(spark.table("shop.orders_scylla_cdc_log")) == full["shop.orders_scylla_cdc_log"]
-    assert len(full["shop.orders_scylla_cdc_log"]) > orders_after_first
 
 
 # ---- random workloads ----------------------------------------------------------------------
