@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from cdclake.cql.catalog import EMPTY, Table
+from cdclake.cql.table_schema import EMPTY, Table
 from cdclake.cql.token_stream import RESERVED_KEYWORDS
 from cdclake.output import log_column_types, log_select_order
 

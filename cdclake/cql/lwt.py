@@ -18,7 +18,7 @@ from typing import Any, Optional, Union
 
 from cdclake.cql import ast
 from cdclake.cql import types as t
-from cdclake.cql.catalog import Column, Table
+from cdclake.cql.table_schema import Column, Table
 from cdclake.cql.errors import CqlRequestError
 from cdclake.cql.restrictions import WriteTarget, resolve_write_target
 from cdclake.cql.table_state import RowRead, TableState

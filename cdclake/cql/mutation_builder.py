@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from cdclake.cql import types as t
-from cdclake.cql.catalog import Column, Table
+from cdclake.cql.table_schema import Column, Table
 from cdclake.cql.restrictions import ClusteringRange
 from cdclake.cql.udf_adapter import bound_name, clustering_key, serialize, value_key
 from cdclake.cql.errors import CqlUnsupportedError

@@ -40,7 +40,7 @@ from typing import Any, Optional, Union
 
 from cdclake.cql import ast
 from cdclake.cql import types as t
-from cdclake.cql.catalog import MAX_TTL_SECONDS, Column, Table
+from cdclake.cql.table_schema import MAX_TTL_SECONDS, Column, Table
 from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
 from cdclake.cql.list_keys import SUBMICRO_LIMIT, list_key, prepend_micros
 from cdclake.cql.mutation_builder import CellWrite, ElementWrite, MutationBuilder, RowMarker

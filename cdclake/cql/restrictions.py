@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from cdclake.cql import ast
-from cdclake.cql.catalog import Column, Table
+from cdclake.cql.table_schema import Column, Table
 from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
 from cdclake.cql.udf_adapter import bound_name, clustering_key
 from cdclake.cql.values import literal_value, to_json

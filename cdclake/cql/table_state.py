@@ -19,7 +19,7 @@ from typing import Any, Optional, Protocol
 from python_udfs.cql_values import loads_json
 
 from cdclake.cql import types as t
-from cdclake.cql.catalog import Column, Table
+from cdclake.cql.table_schema import Column, Table
 from cdclake.cql.mutation_builder import element_key_type
 from cdclake.cql.udf_adapter import bound_name, clustering_key, value_key
 from cdclake.cql.values import to_json

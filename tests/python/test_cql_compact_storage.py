@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cdclake.cql import run_script
-from cdclake.cql.catalog import COMPACT_STORAGE_DISABLED
+from cdclake.cql.table_schema import COMPACT_STORAGE_DISABLED
 
 NOW = 1_700_000_000_000_000
 KEYSPACE = "CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};\n"

@@ -1,4 +1,4 @@
-"""The per-row TTL column in the front door (cdclake/cql/row_ttl.py, catalog.py): its syntax and
+"""The per-row TTL column in the front door (cdclake/cql/row_ttl.py, table_schema.py): its syntax and
 ScyllaDB's errors (test/cqlpy/test_ttl_row.py, create/alter_table_statement.cc), and the
 expiration service's deletes (alternator/ttl.cc is_expired, expire_item)."""
 from __future__ import annotations
