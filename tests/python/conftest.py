@@ -82,6 +82,7 @@ def example_build(spark):
     EXAMPLE_COMPILED_SQL.update(
         {result["unique_id"]: result["compiled_code"] for result in run_results["results"] if result.get("compiled_code")}
     )
+    EXAMPLE_MANIFEST.update(json.loads((target_dir() / "manifest.json").read_text()))
     return spark
 
 
@@ -94,12 +95,19 @@ class Outputs(dict):
 
 EXAMPLE_OUTPUTS = Outputs()
 EXAMPLE_COMPILED_SQL: dict[str, str] = {}     # the example build's models and tests: {unique_id: compiled select}
+EXAMPLE_MANIFEST: dict = {}     # the example build's manifest (later builds of a selection rewrite target/manifest.json)
 
 
 @pytest.fixture(scope="session")
 def example_compiled_sql(example_build) -> dict[str, str]:
     """The compiled select of every model and dbt test the example build ran, by unique id."""
     return EXAMPLE_COMPILED_SQL
+
+
+@pytest.fixture(scope="session")
+def example_manifest(example_build) -> dict:
+    """The example build's manifest.json as it wrote it: its ephemeral models compiled too."""
+    return EXAMPLE_MANIFEST
 
 
 @pytest.fixture(scope="session")

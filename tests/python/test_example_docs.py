@@ -2,22 +2,19 @@
 an enforced contract stops a model whose declared types drift."""
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 import yaml
 
-from conftest import REPO
 
 CONTRACT_PROBE_SCHEMA = "cdc_contract_probe"
 
 
 @pytest.fixture(scope="module")
-def built_nodes(example_build) -> list[dict]:
+def built_nodes(example_manifest) -> list[dict]:
     """The models and seeds of the build the `example_build` fixture ran (its manifest)."""
-    manifest = json.loads((REPO / "target" / "manifest.json").read_text())
-    return [n for n in manifest["nodes"].values()
+    return [n for n in example_manifest["nodes"].values()
             if n["resource_type"] in ("model", "seed") and n["package_name"] == "scylla_cdc_lake"]
 
 
