@@ -1,3 +1,14 @@
+{% macro cdc_image_columns() -%}
+    {#- A subquery of the static and regular columns of each schema version that the log has:
+        the columns an image row shows (int_log_images) and whose values it carries
+        (int_image_column_values). -#}
+    (
+        select * from {{ ref('int_base_columns_described') }}
+        where kind in ('static', 'regular') and is_logged
+    )
+{%- endmacro %}
+
+
 {% macro cdc_elements_json(elements, is_keyed) -%}
     {#- A non-frozen collection's log value from its elements, an array of
         struct(element_position, element_key, value) (sorted here by position):

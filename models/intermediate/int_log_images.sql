@@ -9,9 +9,7 @@ with
 
 base_columns as (
 
-    -- the static and regular columns of each schema version that the log has
-    select * from {{ ref('int_base_columns_described') }}
-    where kind in ('static', 'regular') and is_logged
+    select * from {{ cdc_image_columns() }} as image_columns
 
 ),
 
