@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdclake import dbt, generation_tables, inputs, log_models, output
+from cdclake import dbt, generation_tables, inputs, log_models, output, parse_state
 from cdclake.generation_tables import GenerationTables
 from cdclake.input_problems import input_problems
 from cdclake.log_columns import keyspace_user_types
@@ -54,11 +54,12 @@ def now_micros() -> int:
 
 
 def prepare_scratch_project(scratch: Path) -> Path:
-    """A copy of the dbt project (no generated log models) under ``scratch/project``. dbt's
-    partial-parse state of an earlier replay goes: its log models and exposures are not this
-    script's, and dbt 1.11 fails on exposures whose models vanished."""
+    """A copy of the dbt project with no generated models under ``scratch/project``, and dbt's
+    partial-parse state of that copy (cdclake/parse_state.py): a build that then writes its log
+    models has dbt parse only those. The state of an earlier build there goes: its log models and
+    exposures are not this one's, and dbt 1.11 fails on exposures whose models vanished."""
     project = scratch / "project"
-    (project / "target" / "partial_parse.msgpack").unlink(missing_ok=True)
+    (project / parse_state.STATE_FILE).unlink(missing_ok=True)
     if project.exists():
         for part in PROJECT_PARTS:
             path = project / part
@@ -73,6 +74,8 @@ def prepare_scratch_project(scratch: Path) -> Path:
         else:
             (project / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, project / part)
+    log_models.write_log_models(project, [], columns=[], types=[])
+    parse_state.restore_or_parse(project, PROJECT_PARTS)
     return project
 
 

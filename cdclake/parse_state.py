@@ -1,0 +1,65 @@
+"""dbt's partial-parse state of a scratch project with no generated models, parsed once per
+project version and kept under ``target/parsed_projects``.
+
+A replay (and every build in a scratch project) starts from a fresh copy of the dbt project and
+then adds its own log and consumer models. Parsing that copy in full takes dbt about 7 s of a
+replay; given the state of the same copy without the generated models, dbt parses only the files
+the replay added or changed (about 1 s). The state of an earlier replay cannot serve: its
+generated models would vanish, and dbt 1.11 fails on exposures whose models vanished. dbt itself
+checks the state against the project (its version, the profile, the variables and environment
+variables, each file's checksum) and parses in full when it does not fit, so a stale state costs
+time, never correctness; the cache key (the files, the profile, the environment) only picks a
+state that fits.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from cdclake.paths import PROFILES_DIR, target_dir
+
+CACHE_SUBDIR = "parsed_projects"
+STATE_FILE = Path("target") / "partial_parse.msgpack"
+KEEP_STATES = 4
+
+
+def restore_or_parse(project: Path, parts: list[str]) -> None:
+    """Put the partial-parse state of ``project`` (its ``parts``, no generated models yet) in its
+    target folder: the cached one, else parse it now with ``dbt parse`` and cache it."""
+    from cdclake import dbt
+
+    state = project / STATE_FILE
+    cached = target_dir() / CACHE_SUBDIR / f"{state_key(project, parts)}.msgpack"
+    if cached.exists():
+        state.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cached, state)
+        return
+    with contextlib.redirect_stdout(sys.stderr):
+        parsed = dbt.invoke(["parse", "--log-level", "warn"], project_dir=project)
+    if parsed and state.exists():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        kept = sorted(cached.parent.glob("*.msgpack"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[KEEP_STATES - 1:]:   # the newest few (e.g. one per table format) stay
+            old.unlink()
+        partial = cached.with_suffix(".part")
+        shutil.copyfile(state, partial)
+        os.replace(partial, cached)
+
+
+def state_key(project: Path, parts: list[str]) -> str:
+    """A digest of what dbt checks a partial-parse state against: the dbt version, the project's
+    files, the profile and the environment variables cdclake and dbt read."""
+    from dbt.version import __version__ as dbt_version
+
+    digest = hashlib.sha256(dbt_version.encode())
+    files = [project / part for part in parts]
+    for path in sorted(p for f in files for p in ([f] if f.is_file() else f.rglob("*")) if p.is_file()):
+        digest.update(str(path.relative_to(project)).encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update((PROFILES_DIR / "profiles.yml").read_bytes())
+    for name in sorted(n for n in os.environ if n.startswith(("CDCLAKE_", "DBT_"))):
+        digest.update(f"{name}={os.environ[name]}\0".encode())
+    return digest.hexdigest()[:24]
