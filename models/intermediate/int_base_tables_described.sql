@@ -41,6 +41,7 @@ described as (
         transform(key_columns.clustering_columns, c -> c.cql_type) as clustering_key_types,
         transform(key_columns.clustering_columns, c -> c.clustering_order) as clustering_key_orders,
         size(key_columns.clustering_columns) > 0 as has_clustering_key,
+        base_tables.cdc_enabled and (base_tables.cdc_preimage != 'false' or base_tables.cdc_postimage) as has_images,
         base_tables.schema_version = max(base_tables.schema_version) over (
             partition by base_tables.keyspace_name, base_tables.table_name
         ) as is_latest_version

@@ -8,7 +8,7 @@ with
 image_tables as (
 
     select * from {{ ref('int_base_tables_described') }}
-    where cdc_enabled and (cdc_preimage != 'false' or cdc_postimage)
+    where has_images
 
 )
 

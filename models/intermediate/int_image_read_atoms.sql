@@ -9,10 +9,7 @@ table_versions as (
 
     select
         *,
-        cdc_enabled and (cdc_preimage != 'false' or cdc_postimage) as has_images,
-        max(cdc_enabled and (cdc_preimage != 'false' or cdc_postimage)) over (
-            partition by keyspace_name, table_name
-        ) as ever_has_images
+        max(has_images) over (partition by keyspace_name, table_name) as ever_has_images
     from {{ ref('int_base_tables_described') }}
 
 ),
