@@ -141,11 +141,20 @@ def copy_job(spark, table_format: str) -> None:
         .saveAsTable("bench_copy.base_mutations")
 
 
+def run_results(project) -> list[dict]:
+    """The nodes' results of the last dbt command (run_results.json)."""
+    return json.loads((project / "target" / "run_results.json").read_text())["results"]
+
+
 def node_times(project) -> list[tuple[str, float]]:
     """(node, seconds) of the last dbt command, slowest first."""
-    results = json.loads((project / "target" / "run_results.json").read_text())["results"]
-    return sorted(((r["unique_id"].split(".", 2)[-1], r["execution_time"]) for r in results),
+    return sorted(((r["unique_id"].split(".", 2)[-1], r["execution_time"]) for r in run_results(project)),
                   key=lambda item: -item[1])
+
+
+def dbt_threads(project) -> int:
+    """How many dbt threads ran the last command's nodes (the profile's `threads`)."""
+    return len({r["thread_id"] for r in run_results(project) if r["thread_id"] != "main"})
 
 
 def consumer_share(times: list[tuple[str, float]]) -> str:
@@ -194,7 +203,7 @@ def main() -> None:
         sys.exit(f"the audit counts {[a['input_writes'] for a in audits]} writes, not {[WRITES, increment]}")
     lines = [
         f"{WRITES:,} writes, {atom_count:,} atoms, {table_format} tables, "
-        f"{spark.sparkContext.defaultParallelism} cores"
+        f"{spark.sparkContext.defaultParallelism} cores, {dbt_threads(project)} dbt threads"
         + (f", excluded: {os.environ['BENCH_EXCLUDE']}" if os.environ.get("BENCH_EXCLUDE") else ""),
         f"copy job (read and rewrite the atoms): {seconds['copy']:.1f} s",
         f"full build (dbt build --full-refresh, tests included): {seconds['full']:.1f} s = "
@@ -219,7 +228,8 @@ def main() -> None:
     lines += [
         "slowest nodes, full: " + ", ".join(f"{name} {t:.1f} s" for name, t in full_nodes[:8]),
         "slowest nodes, incremental: " + ", ".join(f"{name} {t:.1f} s" for name, t in incremental_nodes[:8]),
-        f"consumer tables (log replay, state, history, changes, their tests): full {consumer_share(full_nodes)}, "
+        f"consumer tables (log replay, state, history, changes, their tests; seconds of nodes, which overlap"
+        f" on several threads): full {consumer_share(full_nodes)}, "
         f"incremental {consumer_share(incremental_nodes)}",
         f"every node's seconds: {nodes_file}",
     ]
