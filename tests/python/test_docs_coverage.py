@@ -71,6 +71,8 @@ def test_seed_and_source_columns_are_those_of_the_seed_files(manifest):
 def test_every_macro_argument_is_documented(manifest):
     problems = []
     for macro in own(manifest["macros"], "macro"):
+        if macro["name"].startswith("materialization_"):
+            continue   # a {% materialization %} block takes no arguments (its description is checked above)
         match = SIGNATURE.search(macro["macro_sql"])
         assert match, f"cannot read the signature of {macro['name']}"
         signature = [a.split("=")[0].strip() for a in match.group(2).split(",") if a.strip()]
