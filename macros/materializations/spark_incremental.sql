@@ -4,7 +4,8 @@
   dbt-spark names it after the table alone (`<table>__dbt_tmp`). Temporary views belong to the
   Spark session, which all of dbt's threads share on the embedded (session) target, so with more
   than one thread `ks1.t_changes` and `ks2.t_changes` built at once overwrote each other's batch.
-  Only the adapter 'spark' dispatches here: dbt-databricks keeps its own materialization.
+  Only the adapter 'spark' dispatches here: dbt-databricks keeps its own materialization. The
+  rest is dbt-spark's verbatim (tests/python/test_dbt_overrides.py compares it with the installed one).
 -#}
 {% materialization incremental, adapter='spark', supported_languages=['sql', 'python'] -%}
   {#-- Validate early so we don't run SQL if the file_format + strategy combo is invalid --#}
@@ -69,7 +70,13 @@
       {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
     {%- endcall -%}
     {%- if language == 'python' -%}
-      {#-- dbt-spark drops a python model's temporary table here (see its adapters.sql) --#}
+      {#--
+      This is yucky.
+      See note in dbt-spark/dbt/include/spark/macros/adapters.sql
+      re: python models and temporary views.
+
+      Also, why do neither drop_relation or adapter.drop_relation work here?!
+      --#}
       {% call statement('drop_relation') -%}
         drop table if exists {{ tmp_relation }}
       {%- endcall %}
