@@ -2,7 +2,9 @@
 of the pipeline, against a Spark job that reads the same atoms and writes them back (the copy
 job), measured in the same session and table format; then N/100 more writes appended and an
 incremental build of them; then a build with no new writes: what the same nodes cost with no
-batch, the floor under the incremental build (in the same process, warm, as the others).
+batch, the floor under the incremental build (in the same process, warm, as the others), and
+the same build again with every node run: the builds after the first leave out the nodes that
+read only the schemas and generations, unchanged (cdclake/unchanged_inputs.py).
 
 The workload (bench.workload_sql): 80% of the writes go to a clustered table with a set column,
 20% to a single-row table with pre- and post-images; about 10 writes per partition; INSERTs (some
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -170,17 +173,23 @@ def consumer_share(times: list[tuple[str, float]]) -> str:
 
 
 def build(project, seconds: dict, name: str, *extra: str) -> None:
+    """One `dbt build` as cdclake runs it (cdclake.dbt: the nodes that read only unchanged
+    schemas and generations left out, unless BENCH_EXCLUDE selects nodes itself)."""
     from cdclake import dbt
 
+    excluded = os.environ.get("BENCH_EXCLUDE", "").split()
     with timed(seconds, name):
-        excluded = ["resource_type:seed", *os.environ.get("BENCH_EXCLUDE", "").split()]
-        run = dbt.invoke_result(["build", "--exclude", *excluded, "--log-level", "warn", *extra],
-                                project_dir=project)
+        run = dbt.invoke_result(["build", *(["--exclude", *excluded] if excluded else []), "--log-level", "warn",
+                                 *extra], project_dir=project)
     if not run.success:
         sys.exit(f"the {name} build failed: see {project / 'logs' / 'dbt.log'}")
+    # each build's run results (each node's start and end: its critical path) beside node_times.json
+    shutil.copyfile(project / "target" / "run_results.json",
+                    BENCH_DIR / "pipeline" / f"run_results_{name.replace(' ', '_').replace(',', '')}.json")
 
 
 def main() -> None:
+    from cdclake import unchanged_inputs
     from cdclake.spark import create_session
 
     spark = create_session(BENCH_DIR / "pipeline" / "warehouse", app_name="cdclake-bench-pipeline")
@@ -198,6 +207,9 @@ def main() -> None:
     build(project, seconds, "incremental")
     incremental_nodes = node_times(project)
     build(project, seconds, "no new writes")   # no batch: what a build costs before any write
+    idle_nodes = node_times(project)
+    unchanged_inputs.forget_builds(project)     # the same, every node run (the baseline of skipping)
+    build(project, seconds, "no new writes, every node")
     audits = [r.asDict() for r in spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()]
     if [a["input_writes"] for a in audits] != [WRITES, increment]:
         sys.exit(f"the audit counts {[a['input_writes'] for a in audits]} writes, not {[WRITES, increment]}")
@@ -209,9 +221,12 @@ def main() -> None:
         f"full build (dbt build --full-refresh, tests included): {seconds['full']:.1f} s = "
         f"{seconds['full'] / seconds['copy']:.1f}x the copy job",
         f"incremental build of {increment:,} more writes: {seconds['incremental']:.1f} s = "
-        f"{100 * seconds['incremental'] / seconds['full']:.0f}% of the full build",
+        f"{100 * seconds['incremental'] / seconds['full']:.0f}% of the full build "
+        f"({len(incremental_nodes)} of the full build's {len(full_nodes)} nodes)",
         f"a build with no new writes (the same nodes, no batch): {seconds['no new writes']:.1f} s = "
-        f"{100 * seconds['no new writes'] / seconds['full']:.0f}% of the full build",
+        f"{100 * seconds['no new writes'] / seconds['full']:.0f}% of the full build ({len(idle_nodes)} nodes); "
+        f"the same with every node ({len(node_times(project))}, none left out for unchanged inputs): "
+        f"{seconds['no new writes, every node']:.1f} s",
     ]
     full_ratio, incremental_share = seconds["full"] / seconds["copy"], seconds["incremental"] / seconds["full"]
     lines.append(
@@ -224,7 +239,8 @@ def main() -> None:
                      + ", ".join(f"{k} {v:,}" for k, v in audit.items() if k != "batch_id"))
     nodes_file = BENCH_DIR / "pipeline" / "node_times.json"
     nodes_file.write_text(json.dumps({"full": full_nodes, "incremental": incremental_nodes,
-                                      "no new writes": node_times(project)}, indent=1))
+                                      "no new writes": idle_nodes,
+                                      "no new writes, every node": node_times(project)}, indent=1))
     lines += [
         "slowest nodes, full: " + ", ".join(f"{name} {t:.1f} s" for name, t in full_nodes[:8]),
         "slowest nodes, incremental: " + ", ".join(f"{name} {t:.1f} s" for name, t in incremental_nodes[:8]),

@@ -60,13 +60,31 @@ def invoke(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | N
 
 def invoke_result(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | None = None):
     """``invoke``, returning dbt's own result (``dbtRunnerResult``: ``success``, and in
-    ``result.results`` each node's status)."""
+    ``result.results`` each node's status). A build on the embedded session leaves out the
+    nodes whose inputs have not changed since the last one (cdclake/unchanged_inputs.py)."""
     from dbt.cli.main import dbtRunner
+
+    from cdclake import unchanged_inputs
 
     moved = os.environ.get("CDCLAKE_TARGET_DIR") and project_dir == PROJECT_DIR
     if moved:  # dbt's artifacts follow the target folder (env: `dbt debug` has no --target-path)
         os.environ.setdefault("DBT_TARGET_PATH", str(target_dir()))
-    result = dbtRunner(callbacks=callbacks or []).invoke(with_project_defaults(args, project_dir))
+    plan = unchanged_inputs.plan_build(embedded_session(args), args, project_dir)
+    run_args = plan.args if plan else args
+    result = dbtRunner(callbacks=callbacks or []).invoke(with_project_defaults(run_args, project_dir))
+    if plan and result.success:
+        unchanged_inputs.record_build(plan, project_dir)
+    elif plan:
+        unchanged_inputs.forget_builds(project_dir)
     if result.exception is not None:
         raise result.exception
     return result
+
+
+def embedded_session(args: list[str]):
+    """The Spark session dbt runs ``args`` on in this process (the embedded target), or None."""
+    if target_name(args) != EMBEDDED_TARGET:
+        return None
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession()

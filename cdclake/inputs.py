@@ -40,6 +40,11 @@ def _save(spark, name: str, rows: list[tuple], schema: str, table_format: str) -
     frame.write.mode("overwrite").format(table_format).saveAsTable(f"{INPUT_SCHEMA}.{name}")
 
 
+def write_mutations(spark, *, atoms: Iterable[Atom], table_format: str = "parquet") -> None:
+    """Overwrite the mutation input table only (the schemas stay as they are)."""
+    _save(spark, "base_mutations", rows(atoms, ATOM_COLUMNS), ATOM_SPARK_SCHEMA, table_format)
+
+
 def write_inputs(
     spark,
     *,
@@ -50,7 +55,7 @@ def write_inputs(
     table_format: str = "parquet",
 ) -> None:
     """Overwrite the four mutation and schema input tables (generation_tables loads the others)."""
-    _save(spark, "base_mutations", rows(atoms, ATOM_COLUMNS), ATOM_SPARK_SCHEMA, table_format)
+    write_mutations(spark, atoms=atoms, table_format=table_format)
     _save(spark, "base_tables", rows(tables, BASE_TABLE_COLUMNS), BASE_TABLES_SPARK_SCHEMA, table_format)
     _save(spark, "base_columns", rows(columns, BASE_COLUMN_COLUMNS), BASE_COLUMNS_SPARK_SCHEMA, table_format)
     _save(spark, "base_types", rows(types, BASE_TYPE_COLUMNS), BASE_TYPES_SPARK_SCHEMA, table_format)

@@ -22,32 +22,39 @@ from pathlib import Path
 
 from cdclake.paths import PROFILES_DIR, target_dir
 
+# the files of a dbt project (a scratch project copies them)
+PROJECT_PARTS = ["dbt_project.yml", "models", "macros", "seeds", "tests/dbt"]
 CACHE_SUBDIR = "parsed_projects"
 STATE_FILE = Path("target") / "partial_parse.msgpack"
+MANIFEST_FILE = Path("target") / "manifest.json"
 KEEP_STATES = 4
 
 
 def restore_or_parse(project: Path, parts: list[str]) -> None:
     """Put the partial-parse state of ``project`` (its ``parts``, no generated models yet) in its
-    target folder: the cached one, else parse it now with ``dbt parse`` and cache it."""
+    target folder: the cached one, else parse it now with ``dbt parse`` and cache it. Its manifest
+    comes along: a first build reads its sources from it (cdclake/unchanged_inputs.py)."""
     from cdclake import dbt
 
-    state = project / STATE_FILE
-    cached = target_dir() / CACHE_SUBDIR / f"{state_key(project, parts)}.msgpack"
-    if cached.exists():
-        state.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(cached, state)
+    saved = {project / STATE_FILE: ".msgpack", project / MANIFEST_FILE: ".manifest.json"}
+    cached = target_dir() / CACHE_SUBDIR / state_key(project, parts)
+    if all(cached.with_suffix(suffix).exists() for suffix in saved.values()):
+        for path, suffix in saved.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(cached.with_suffix(suffix), path)
         return
     with contextlib.redirect_stdout(sys.stderr):
         parsed = dbt.invoke(["parse", "--log-level", "warn"], project_dir=project)
-    if parsed and state.exists():
+    if parsed and all(path.exists() for path in saved):
         cached.parent.mkdir(parents=True, exist_ok=True)
         kept = sorted(cached.parent.glob("*.msgpack"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in kept[KEEP_STATES - 1:]:   # the newest few (e.g. one per table format) stay
             old.unlink()
-        partial = cached.with_suffix(".part")
-        shutil.copyfile(state, partial)
-        os.replace(partial, cached)
+            old.with_suffix(".manifest.json").unlink(missing_ok=True)
+        for path, suffix in saved.items():
+            partial = cached.with_suffix(".part")
+            shutil.copyfile(path, partial)
+            os.replace(partial, cached.with_suffix(suffix))
 
 
 def state_key(project: Path, parts: list[str]) -> str:

@@ -20,11 +20,11 @@ from cdclake import dbt, generation_tables, inputs, log_models, output, parse_st
 from cdclake.generation_tables import GenerationTables
 from cdclake.input_problems import input_problems
 from cdclake.log_columns import keyspace_user_types
+from cdclake.parse_state import PROJECT_PARTS
 from cdclake.paths import PROJECT_DIR, target_dir
 
 log = logging.getLogger("cdclake")
 
-PROJECT_PARTS = ["dbt_project.yml", "models", "macros", "seeds", "tests/dbt"]
 # what a replay reads back (the log tables, the rejected writes, the audit), with what they are
 # built from, and the input checks, which stop the build and name the bad input rows
 REPLAY_SELECTION = ["+path:" + str(log_models.LOG_MODELS_SUBDIR), "+cdc_rejected_writes", "+cdc_write_audit",

@@ -5,6 +5,7 @@ example (Parquet, the session's format) and on random workloads with images and 
 a reason, and the audit adds up over the batches."""
 from __future__ import annotations
 
+import json
 import os
 import random
 from pathlib import Path
@@ -218,9 +219,12 @@ def workload_batch_builder(spark, script_result, workspace: Path):
     generation_tables.load(spark, default_generations(NOW_US), table_format)
 
     def build_batch(cut: int, full_refresh: bool) -> bool:
-        inputs.write_inputs(spark, atoms=[a for a in script_result.atoms if a.write_id <= cut],
-                            tables=script_result.tables, columns=script_result.columns,
-                            types=script_result.types, table_format=table_format)
+        atoms = [a for a in script_result.atoms if a.write_id <= cut]
+        if full_refresh:
+            inputs.write_inputs(spark, atoms=atoms, tables=script_result.tables, columns=script_result.columns,
+                                types=script_result.types, table_format=table_format)
+        else:  # the schemas and generations unchanged: on Delta the nodes that read only them are left out
+            inputs.write_mutations(spark, atoms=atoms, table_format=table_format)
         return dbt.invoke(BUILD + (["--full-refresh"] if full_refresh else []), project_dir=project)
 
     return build_batch
@@ -241,6 +245,22 @@ DELETE FROM inc_gone.t USING TIMESTAMP 1700000004000000 WHERE pk = 3;
 """)
 
 
+def assert_left_out_nodes_reading_only_schemas_and_generations(project: Path) -> None:
+    """The last build (a batch after the first) ran every model and test but those that read only
+    the schemas and generations, unchanged since the first (cdclake/unchanged_inputs.py)."""
+    from cdclake.unchanged_inputs import RECORD_NAME
+
+    target = project / "target"
+    manifest = json.loads((target / "manifest.json").read_text())
+    nodes = {node["name"] for node in manifest["nodes"].values()
+             if node["resource_type"] in ("model", "test") and node["config"]["materialized"] != "ephemeral"}
+    results = json.loads((target / "run_results.json").read_text())["results"]
+    ran = {r["unique_id"].split(".")[2] for r in results if r["unique_id"].split(".")[0] in ("model", "test")}
+    left_out = json.loads((target / RECORD_NAME).read_text())["nodes"]
+    assert {"int_token_ranges", "int_base_columns_described", "assert_generations_are_valid"} <= set(left_out)
+    assert sorted(nodes - ran) == left_out, "the nodes left out are those that read only unchanged inputs"
+
+
 def assert_replay_rebuilt_in_place(spark, consumer_tables: list[str], batches: int) -> None:
     """After the first build, each build changed the versions and the history and change-feed
     tables in place, not as new tables: the recomputed partitions' rows deleted (a MERGE, or
@@ -258,8 +278,9 @@ def assert_replay_rebuilt_in_place(spark, consumer_tables: list[str], batches: i
 def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace, monkeypatch):
     """Four random tables (images, collections, static columns, range deletes as drawn) and two
     rows the last batch leaves without state (`ONE_BUILD_ROWS`), their writes split into 2-5
-    batches, built on Delta: every output equals the full build's, and the versions, history and
-    change feeds were built in place. Hypothesis's first example, the only one run, names
+    batches, built on Delta: every output equals the full build's (the batches after the first
+    leave out the nodes that read only the unchanged schemas and generations), and the versions,
+    history and change feeds were built in place. Hypothesis's first example, the only one run, names
     the five keyspaces' tables all `t`, built by the default four dbt threads: with dbt-spark's own
     incremental materialization their batches' temporary views clashed
     (macros/materializations/spark_incremental.sql)."""
@@ -283,6 +304,7 @@ def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace
     monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "delta")
     build_batch = workload_batch_builder(spark, result, test_workspace / "incremental_replay")
     batched = outputs_after(spark, build_batch, cuts)
+    assert_left_out_nodes_reading_only_schemas_and_generations(test_workspace / "incremental_replay" / "project")
     assert [r.pk for r in spark.sql("select distinct pk from inc_gone.t_history").collect()] == [2], \
         "the row deleted at its own timestamp never was; the one that expired was"
     assert batched["inc_gone.t_state"] == [], "one row never was, the other expired"

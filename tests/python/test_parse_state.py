@@ -19,6 +19,7 @@ def test_a_second_scratch_project_starts_from_the_first_ones_parsed_state(tmp_pa
     monkeypatch.setattr(dbt, "invoke", no_parse)
     second = prepare_scratch_project(tmp_path / "second")
     assert (second / parse_state.STATE_FILE).read_bytes() == state
+    assert (second / parse_state.MANIFEST_FILE).read_bytes() == (first / parse_state.MANIFEST_FILE).read_bytes()
     assert not any(second.glob("models/marts/scylla_cdc_logs/*__*_scylla_cdc_log.sql"))
 
 

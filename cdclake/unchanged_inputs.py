@@ -1,0 +1,168 @@
+"""An incremental build leaves out the nodes whose inputs have not changed since the last build
+that ran them: the models and tests that read only the slow-moving inputs (the sources with
+`meta: {cdclake_rebuild: when_changed}`: the base schemas and the CDC generations), when each of
+those Delta tables is at the version it had then. What dbt's `source_status:fresher+` does with a
+loaded-at column, from Delta's table history; their tables stay as that build left them, and the
+models downstream that also read the writes read them there.
+
+A build records, when it succeeded and ran every node (no selection of its own), the versions of
+those inputs as it started (each table's Delta id and version), the nodes that read only them
+and the digest of the project, profile, environment and variables it ran with. The next build
+of the same project skips those nodes when the digest is the same, every input is at its
+recorded version and their tables are there; anything else (Parquet tables, `--full-refresh`, a
+selection, a changed project or input, a failed build before) runs every node.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger("cdclake")
+
+RECORD_NAME = "cdclake_unchanged_inputs.json"
+SLOW_MOVING = "when_changed"             # sources' meta `cdclake_rebuild`
+SELECTION_FLAGS = ("--select", "-s", "--models", "-m", "--exclude", "--selector", "--resource-type",
+                   "--resource-types", "--exclude-resource-type", "--exclude-resource-types", "--inline",
+                   "--indirect-selection")
+
+
+@dataclass
+class BuildPlan:
+    """One build's use of the record: the arguments to run (with the nodes left out) and, to
+    record after it, the inputs' versions before it."""
+    args: list[str]
+    digest: str
+    versions_before: dict[str, str]
+    skipped: list[str] = field(default_factory=list)
+
+
+def dbt_target_path(project_dir: Path) -> Path:
+    """Where dbt writes the project's artifacts (``DBT_TARGET_PATH``, else its ``target``)."""
+    return Path(os.environ.get("DBT_TARGET_PATH") or project_dir / "target")
+
+
+def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
+    """The plan of a `build` command on the embedded session, or None (another command, or a
+    selection of the user's: it neither skips nor records)."""
+    if spark is None or not args or args[0] != "build" or any(_has_flag(args, flag) for flag in SELECTION_FLAGS) \
+            or os.environ.get("CDCLAKE_TABLE_FORMAT") != "delta":
+        return None
+    target = dbt_target_path(project_dir)
+    plan = BuildPlan(args=list(args), digest=_digest(args, project_dir),
+                     versions_before=table_versions(spark, _slow_moving_sources(_read_json(target / "manifest.json"))))
+    record = _read_json(target / RECORD_NAME)
+    if "--full-refresh" in args or not record or record.get("digest") != plan.digest:
+        return plan
+    if not record["inputs"] or record["inputs"] != plan.versions_before:
+        return plan
+    if not all(spark.catalog.tableExists(relation) for relation in record["relations"]):
+        return plan
+    plan.skipped = list(record["nodes"])
+    if plan.skipped:
+        # exactly those: by default dbt would also leave out every test with one of them as a
+        # parent (eager indirect selection), e.g. the round trip, which reads the schemas too
+        plan.args += ["--exclude", *plan.skipped, "--indirect-selection", "empty"]
+        log.info("%s unchanged since the last build: its %d models and tests that read only them are "
+                 "left out (--full-refresh runs them)", ", ".join(sorted(record["inputs"])), len(plan.skipped))
+    return plan
+
+
+def forget_builds(project_dir: Path) -> None:
+    """After a failed build: no record, so the next build runs every node."""
+    (dbt_target_path(project_dir) / RECORD_NAME).unlink(missing_ok=True)
+
+
+def record_build(plan: BuildPlan, project_dir: Path) -> None:
+    """After a successful build: record the versions its slow-moving inputs had as it started
+    (a build that changed one meanwhile leaves a version the next build does not find), the
+    nodes that read only them and the project's digest."""
+    target = dbt_target_path(project_dir)
+    path = target / RECORD_NAME
+    manifest = _read_json(target / "manifest.json")
+    sources = _slow_moving_sources(manifest)
+    if not sources or set(plan.versions_before) != set(sources.values()):
+        forget_builds(project_dir)
+        return
+    nodes = _nodes_reading_only(manifest, set(sources))
+    record = {
+        "digest": plan.digest,
+        "inputs": plan.versions_before,
+        "nodes": sorted(manifest["nodes"][n]["name"] for n in nodes),
+        "relations": sorted(f"{manifest['nodes'][n]['schema']}.{manifest['nodes'][n]['alias']}" for n in nodes
+                            if manifest["nodes"][n]["resource_type"] == "model"),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1))
+
+
+def table_versions(spark, tables: dict[str, str]) -> dict[str, str]:
+    """``relation -> "delta id:version"`` of each Delta table of ``tables`` (source id ->
+    relation); tables that are not Delta (or not there) are left out."""
+    versions = {}
+    for relation in tables.values():
+        try:
+            detail = spark.sql(f"describe detail {relation}").select("format", "id").first()
+            if detail is None or detail["format"] != "delta":
+                continue
+            version = spark.sql(f"describe history {relation} limit 1").select("version").first()["version"]
+        except Exception:  # noqa: BLE001 - missing or unreadable: it does not count as unchanged
+            continue
+        versions[relation] = f"{detail['id']}:{version}"
+    return versions
+
+
+def _slow_moving_sources(manifest: dict | None) -> dict[str, str]:
+    """The slow-moving sources of a manifest: source id -> relation (``schema.identifier``)."""
+    if not manifest:
+        return {}
+    return {source_id: f"{source['schema']}.{source['identifier']}"
+            for source_id, source in manifest["sources"].items()
+            if {**source.get("meta", {}), **source.get("config", {}).get("meta", {})}.get("cdclake_rebuild")
+            == SLOW_MOVING}
+
+
+def _nodes_reading_only(manifest: dict, sources: set[str]) -> set[str]:
+    """The models (not ephemeral) and tests every parent of which is one of ``sources`` or such a
+    node, recursively: what a build of those sources alone would run."""
+    nodes = manifest["nodes"]
+    reading_only: dict[str, bool] = {}
+
+    def reads_only(unique_id: str) -> bool:
+        if unique_id in sources:
+            return True
+        if unique_id not in reading_only:
+            node = nodes.get(unique_id)
+            parents = node["depends_on"]["nodes"] if node else []
+            reading_only[unique_id] = bool(
+                node and node["resource_type"] in ("model", "test") and parents
+                and all(reads_only(parent) for parent in parents))
+        return reading_only[unique_id]
+
+    return {unique_id for unique_id in nodes if reads_only(unique_id)
+            and nodes[unique_id]["config"].get("materialized") != "ephemeral"}
+
+
+def _digest(args: list[str], project_dir: Path) -> str:
+    """What the skipped nodes' SQL depends on besides their inputs: the project's files, profile
+    and environment (as for dbt's partial parse), the target and the variables."""
+    import hashlib
+
+    from cdclake.dbt import cli_vars, target_name
+    from cdclake.parse_state import PROJECT_PARTS, state_key
+
+    command = json.dumps([target_name(args), cli_vars(args)], sort_keys=True, default=str)
+    return hashlib.sha256(f"{state_key(project_dir, PROJECT_PARTS)}\0{command}".encode()).hexdigest()[:24]
+
+
+def _has_flag(args: list[str], flag: str) -> bool:
+    return any(arg == flag or arg.startswith(flag + "=") for arg in args)
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,142 @@
+"""A build leaves out the nodes that read only slow-moving inputs (schemas, generations) while
+those Delta tables keep the version of the last build (cdclake/unchanged_inputs.py); the Delta
+builds of test_incremental_builds show the outputs stay those of a full build."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cdclake import unchanged_inputs
+
+SLOW, FAST = "source.p.in.slow", "source.p.in.fast"
+MANIFEST = {
+    "sources": {
+        SLOW: {"schema": "in", "identifier": "slow", "config": {"meta": {"cdclake_rebuild": "when_changed"}}},
+        FAST: {"schema": "in", "identifier": "fast", "config": {"meta": {}}},
+    },
+    "nodes": {
+        "model.p.stg_slow": {"depends_on": [SLOW], "materialized": "view"},
+        "model.p.int_slow": {"depends_on": ["model.p.stg_slow"]},
+        "model.p.int_slow_inline": {"depends_on": ["model.p.stg_slow"], "materialized": "ephemeral"},
+        "model.p.int_batch": {"depends_on": []},                    # reads its marks, no ref
+        "model.p.int_both": {"depends_on": ["model.p.int_slow", "model.p.int_batch"]},
+        "model.p.int_fast": {"depends_on": [FAST]},
+        "test.p.not_null_int_slow": {"depends_on": ["model.p.int_slow"]},
+        "test.p.assert_both": {"depends_on": ["model.p.int_both"]},
+    },
+}
+READING_ONLY_SLOW = ["int_slow", "not_null_int_slow", "stg_slow"]
+
+
+def manifest() -> dict:
+    nodes = {}
+    for unique_id, node in MANIFEST["nodes"].items():
+        name = unique_id.split(".")[-1]
+        nodes[unique_id] = {"name": name, "alias": name, "schema": "s", "resource_type": unique_id.split(".")[0],
+                            "depends_on": {"nodes": node["depends_on"]},
+                            "config": {"materialized": node.get("materialized", "table")}}
+    return {"sources": MANIFEST["sources"], "nodes": nodes}
+
+
+class FakeSession:
+    """What plan_build asks of the session: which relations exist."""
+
+    def __init__(self, missing=()):
+        self.catalog = self
+        self.missing = set(missing)
+
+    def tableExists(self, relation):  # noqa: N802 - pyspark's name
+        return relation not in self.missing
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "delta")
+    monkeypatch.delenv("DBT_TARGET_PATH", raising=False)
+    (tmp_path / "target").mkdir()
+    (tmp_path / "target" / "manifest.json").write_text(json.dumps(manifest()))
+    versions = {"in.slow": "id-1:3"}
+    monkeypatch.setattr(unchanged_inputs, "table_versions",
+                        lambda spark, tables: {t: versions[t] for t in tables.values() if t in versions})
+    return tmp_path, versions
+
+
+def built(project_dir, args=("build",), session=None):
+    """plan_build then, as after a successful build, record_build; the nodes left out."""
+    plan = unchanged_inputs.plan_build(session or FakeSession(), list(args), project_dir)
+    if plan is None:
+        return None
+    unchanged_inputs.record_build(plan, project_dir)
+    assert plan.args == list(args) + (["--exclude", *plan.skipped, "--indirect-selection", "empty"]
+                                      if plan.skipped else [])
+    return plan.skipped
+
+
+def test_the_nodes_reading_only_slow_inputs_are_those_not_ephemeral_whose_every_parent_is_one():
+    found = unchanged_inputs._nodes_reading_only(manifest(), {SLOW})
+    assert sorted(n.split(".")[-1] for n in found) == READING_ONLY_SLOW
+
+
+def test_a_build_after_one_with_the_same_inputs_leaves_their_nodes_out(project):
+    project_dir, _ = project
+    assert built(project_dir, ["build", "--full-refresh"]) == []
+    assert built(project_dir) == READING_ONLY_SLOW
+    assert built(project_dir) == READING_ONLY_SLOW
+
+
+def test_a_changed_input_project_or_variable_runs_every_node(project):
+    project_dir, versions = project
+    built(project_dir)
+    versions["in.slow"] = "id-1:4"                                     # a new Delta version
+    assert built(project_dir) == []
+    assert built(project_dir) == READING_ONLY_SLOW
+    versions["in.slow"] = "id-2:4"                                     # the table made again
+    assert built(project_dir) == []
+    assert built(project_dir) == READING_ONLY_SLOW
+    assert built(project_dir, ["build", "--vars", "{cdc_admission_rule: pre_2024}"]) == []
+    assert built(project_dir) == []
+    assert built(project_dir) == READING_ONLY_SLOW
+    (project_dir / "models").mkdir()
+    (project_dir / "models" / "m.sql").write_text("select 1")
+    assert built(project_dir) == []
+    assert built(project_dir) == READING_ONLY_SLOW
+
+
+def test_a_missing_table_a_full_refresh_or_a_failed_build_runs_every_node(project):
+    project_dir, _ = project
+    built(project_dir)
+    assert built(project_dir, session=FakeSession(missing={"s.int_slow"})) == []
+    assert built(project_dir, ["build", "--full-refresh"]) == []
+    unchanged_inputs.forget_builds(project_dir)                          # what a failed build does
+    assert built(project_dir) == []
+
+
+@pytest.mark.parametrize("args", [["build", "--select", "cdc_log"], ["build", "--exclude=cdc_log"], ["run"]])
+def test_a_selection_or_another_command_neither_leaves_out_nor_records(project, args):
+    project_dir, _ = project
+    assert built(project_dir, args) is None
+    assert not (project_dir / "target" / unchanged_inputs.RECORD_NAME).exists()
+
+
+def test_parquet_tables_have_no_versions_to_compare(project, monkeypatch):
+    project_dir, _ = project
+    monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "parquet")
+    assert built(project_dir) is None
+
+
+def test_a_delta_tables_version_follows_each_write_and_its_id_each_table(spark):
+    spark.sql("create database if not exists unchanged_inputs")
+    relation, sources = "unchanged_inputs.t", {"source.p.t": "unchanged_inputs.t"}
+    spark.range(2).write.mode("overwrite").format("delta").saveAsTable(relation)
+    first = unchanged_inputs.table_versions(spark, sources)[relation]
+    spark.range(2).write.mode("overwrite").format("delta").saveAsTable(relation)
+    second = unchanged_inputs.table_versions(spark, sources)[relation]
+    assert second.split(":")[0] == first.split(":")[0] and second != first
+    spark.sql(f"drop table {relation}")
+    spark.range(2).write.format("delta").saveAsTable(relation)
+    assert unchanged_inputs.table_versions(spark, sources)[relation].split(":")[0] != first.split(":")[0]
+    spark.sql(f"drop table {relation}")
+    spark.range(2).write.format("parquet").saveAsTable(relation)
+    assert unchanged_inputs.table_versions(spark, sources) == {}
+    assert unchanged_inputs.table_versions(spark, {"source.p.gone": "unchanged_inputs.gone"}) == {}
