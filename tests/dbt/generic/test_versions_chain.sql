@@ -1,6 +1,7 @@
-{% test versions_chain(model, column_name, valid_to, group_by) %}
+{% test versions_chain(model, column_name, valid_to, group_by, recomputed_by=none) %}
     {#- The versions of each group (`group_by`) neither overlap nor leave gaps: one version per
-        start (`column_name`), each ending where the next starts, the last one open (null). -#}
+        start (`column_name`), each ending where the next starts, the last one open (null).
+        With `recomputed_by`, only the groups the newest build of `model` recomputed. -#}
 with
 
 versions as (
@@ -10,6 +11,9 @@ versions as (
         {{ column_name }} as valid_from,
         {{ valid_to }} as valid_to
     from {{ model }}
+    {% if recomputed_by %}
+        where {{ recomputed_by }} = (select max({{ recomputed_by }}) from {{ model }})
+    {% endif %}
 
 ),
 
