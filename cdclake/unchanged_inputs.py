@@ -135,7 +135,7 @@ def _nodes_reading_only(manifest: dict, sources: set[str]) -> set[str]:
             return True
         if unique_id not in reading_only:
             node = nodes.get(unique_id)
-            parents = node["depends_on"]["nodes"] if node else []
+            parents = node.get("depends_on", {}).get("nodes", []) if node else []   # a seed has none
             reading_only[unique_id] = bool(
                 node and node["resource_type"] in ("model", "test") and parents
                 and all(reads_only(parent) for parent in parents))

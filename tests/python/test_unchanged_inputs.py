@@ -24,6 +24,7 @@ MANIFEST = {
         "model.p.int_fast": {"depends_on": [FAST]},
         "test.p.not_null_int_slow": {"depends_on": ["model.p.int_slow"]},
         "test.p.assert_both": {"depends_on": ["model.p.int_both"]},
+        "seed.p.example_rows": {"depends_on": None},                # seeds depend on macros only
     },
 }
 READING_ONLY_SLOW = ["int_slow", "not_null_int_slow", "stg_slow"]
@@ -34,7 +35,8 @@ def manifest() -> dict:
     for unique_id, node in MANIFEST["nodes"].items():
         name = unique_id.split(".")[-1]
         nodes[unique_id] = {"name": name, "alias": name, "schema": "s", "resource_type": unique_id.split(".")[0],
-                            "depends_on": {"nodes": node["depends_on"]},
+                            "depends_on": {"macros": []} if node["depends_on"] is None
+                            else {"nodes": node["depends_on"]},
                             "config": {"materialized": node.get("materialized", "table")}}
     return {"sources": MANIFEST["sources"], "nodes": nodes}
 
