@@ -47,7 +47,10 @@ def dbt_target_path(project_dir: Path) -> Path:
 def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
     """The plan of a `build` command on the embedded session, or None (another command, or a
     selection of the user's: it neither skips nor records)."""
-    if spark is None or not args or args[0] != "build" or any(_has_flag(args, flag) for flag in SELECTION_FLAGS) \
+    from cdclake.dbt import option_value
+
+    if spark is None or not args or args[0] != "build" \
+            or any(option_value(args, flag) is not None for flag in SELECTION_FLAGS) \
             or os.environ.get("CDCLAKE_TABLE_FORMAT") != "delta":
         return None
     target = dbt_target_path(project_dir)
@@ -155,10 +158,6 @@ def _digest(args: list[str], project_dir: Path) -> str:
 
     command = json.dumps([target_name(args), cli_vars(args)], sort_keys=True, default=str)
     return hashlib.sha256(f"{state_key(project_dir, PROJECT_PARTS)}\0{command}".encode()).hexdigest()[:24]
-
-
-def _has_flag(args: list[str], flag: str) -> bool:
-    return any(arg == flag or arg.startswith(flag + "=") for arg in args)
 
 
 def _read_json(path: Path) -> dict | None:
