@@ -29,6 +29,17 @@
 {%- endmacro %}
 
 
+{% macro cdc_last_processed_write_id() -%}
+    {#- The last write id earlier builds processed (`int_build_batch`), as a number for a
+        filter on the log (`cdc_log_written_after`), or none: a full build, or no write before. -#}
+    {%- if not (execute and is_incremental()) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set last = run_query('select last_processed_write_id from ' ~ ref('int_build_batch')).columns[0].values()[0] -%}
+    {{ return(none if last is none else last | int) }}
+{%- endmacro %}
+
+
 {% macro cdc_state_columns() -%}
     {#- The columns of `int_mutation_atoms_keyed` the base-table state keeps (images and the
         round trip read them). -#}

@@ -126,6 +126,20 @@
 {%- endmacro %}
 
 
+{% macro cdc_log_written_after(log_alias, write_id) -%}
+    {#- A filter that keeps the log rows of writes after `write_id` (none: every row). The rows
+        it drops are also dropped by a join with the writes a build adds, but a join reads every
+        row group of the log first; a comparison with a literal is checked against each Parquet
+        row group's smallest and largest write id (Delta's files are Parquet), so a batch's
+        readers skip the row groups earlier batches appended, their columns unread. -#}
+    {%- if write_id is none -%}
+        true
+    {%- else -%}
+        {{ log_alias }}.write_id > {{ write_id | int }}
+    {%- endif -%}
+{%- endmacro %}
+
+
 {% macro scylla_cdc_log_table(keyspace_name, table_name) -%}
     {#- The log table `<keyspace>.<table>_scylla_cdc_log` of one base table, with ScyllaDB's
         column names and the Spark types of the CQL types: cdc_log pivoted from long to wide.
@@ -151,7 +165,9 @@ log_cells as (
     from {{ ref('cdc_log') }} as log
     left semi join recent_writes
         on log.write_id = recent_writes.write_id
-    where log.keyspace_name = '{{ keyspace_name }}' and log.table_name = '{{ table_name }}'
+    where
+        log.keyspace_name = '{{ keyspace_name }}' and log.table_name = '{{ table_name }}'
+        and {{ cdc_log_written_after('log', logged_through) }}
 
 ),
 

@@ -47,7 +47,8 @@ recent_log as (
     select replayed.*
     from {{ cdc_replayed_log(
         "(select log.* from " ~ ref('cdc_log') ~ " as log left semi join recent_writes"
-        ~ " on log.write_id = recent_writes.write_id)"
+        ~ " on log.write_id = recent_writes.write_id"
+        ~ " where " ~ cdc_log_written_after('log', logged_through) ~ ")"
     ) }} as replayed
 
 ),
@@ -305,4 +306,10 @@ from log_facts
             and log_facts.`cdc$stream_id` = replayed_before.`cdc$stream_id`
             and log_facts.`cdc$time` = replayed_before.`cdc$time`
             and log_facts.`cdc$batch_seq_no` = replayed_before.`cdc$batch_seq_no`
+            -- those are facts of the same writes (an imported log's have no write id): Spark
+            -- reads only the row groups of writes after the mark
+            and (
+                {{ cdc_log_written_after('replayed_before', logged_through) }}
+                or replayed_before.write_id is null
+            )
 {% endif %}

@@ -3,6 +3,7 @@
     are counted from the log itself (writes with log rows), so an accepted write that lost its
     log rows breaks the identity instead of vanishing. -#}
 {{ config(materialized='incremental', incremental_strategy='append') }}
+{%- set last_processed = cdc_last_processed_write_id() %}
 
 with
 
@@ -50,6 +51,8 @@ log_rows as (
         from {{ ref('cdc_log') }} as log
         left semi join {{ ref('int_writes_admitted') }} as batch_writes
             on log.write_id = batch_writes.write_id
+        -- the batch's accepted writes come after those processed before
+        where {{ cdc_log_written_after('log', last_processed) }}
     ) as distinct_log_rows
 
 )

@@ -205,6 +205,37 @@ def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsy
     assert [r.batch_id for r in ledger.where(f"write_id = {last + 1}").collect()] == [next_batch]
 
 
+# the models that read the log's rows of a batch (and the facts replayed from them)
+LOG_READERS = {
+    "shop__orders_scylla_cdc_log": ["cdc_lake.cdc_log"],
+    "int_log_replay_facts": ["cdc_lake.cdc_log", "cdc_intermediate.int_log_replay_facts"],
+    "cdc_write_audit": ["cdc_lake.cdc_log"],
+}
+
+
+def test_a_batch_reads_only_the_log_rows_of_later_writes(spark, example_in_batches):
+    """In an incremental build each reader of the log compares its write ids with a number,
+    which Spark hands to the Parquet reader (`PushedFilters`): the row groups earlier batches
+    appended are skipped unread, where a join with the batch's writes alone reads them all."""
+    from cdclake import dbt
+    from cdclake.paths import target_dir
+
+    # as in a build: the batch (the last write id processed before it) first, then its readers
+    assert dbt.invoke(["run", "--select", "int_build_batch", "--log-level", "warn"])
+    assert dbt.invoke(["compile", "--select", *LOG_READERS, "--log-level", "warn"])
+    compiled = {r["unique_id"].rsplit(".", 1)[1]: r["compiled_code"]
+                for r in json.loads((target_dir() / "run_results.json").read_text())["results"]}
+    for model, tables in LOG_READERS.items():
+        plan = spark.sql(compiled[model])._jdf.queryExecution().executedPlan().toString()
+        for table in tables:
+            # the scans that read rows by their write (not the facts' stamp: one column)
+            scans = [line for line in plan.splitlines() if "FileScan" in line and f"{table}[" in line
+                     and "write_id#" in line.split(f"{table}[")[1].split("]")[0]]
+            assert scans, f"{model} does not read {table}'s rows by write:\n{plan}"
+            assert all("PushedFilters: [" in scan and "GreaterThan(write_id," in scan.split("PushedFilters: [")[1]
+                       for scan in scans), f"{model} reads all of {table}:\n" + "\n".join(scans)
+
+
 # ---- random workloads ----------------------------------------------------------------------
 
 def workload_batch_builder(spark, script_result, workspace: Path):
