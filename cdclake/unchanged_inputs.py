@@ -20,6 +20,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cdclake.dbt import option_value
+
 log = logging.getLogger("cdclake")
 
 RECORD_NAME = "cdclake_unchanged_inputs.json"
@@ -47,8 +49,6 @@ def dbt_target_path(project_dir: Path) -> Path:
 def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
     """The plan of a `build` command on the embedded session, or None (another command, or a
     selection of the user's: it neither skips nor records)."""
-    from cdclake.dbt import option_value
-
     if spark is None or not args or args[0] != "build" \
             or any(option_value(args, flag) is not None for flag in SELECTION_FLAGS) \
             or os.environ.get("CDCLAKE_TABLE_FORMAT") != "delta":
