@@ -105,13 +105,27 @@
 {%- endmacro %}
 
 
-{% macro cdc_refuse_switched_log_sources() -%}
-    {#- Stops an incremental build of `int_log_replay_facts` when a table whose facts came from
-        the produced log now has an imported one: its facts must all be replaced (a full refresh). -#}
-    {%- if execute and is_incremental() -%}
+{% macro cdc_refuse_switched_log_sources(before_the_batch=false) -%}
+    {#- Stops a build that appends to `int_log_replay_facts` when a table whose facts came from
+        the produced log now has an imported one: its facts must all be replaced (a full
+        refresh). Called by the facts model (an incremental build of it) and, `before_the_batch`,
+        by `int_build_batch` (the facts model selected, no full refresh), which every model of a
+        batch follows: a build stops there before it writes anything of the batch. -#}
+    {%- set imported_tables = cdc_imported_log_tables() -%}
+    {%- if not execute -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- if before_the_batch -%}
+        {%- set facts_selected = 'model.' ~ project_name ~ '.int_log_replay_facts' in selected_resources -%}
+        {%- set facts = cdc_existing_relation('cdc_intermediate', 'int_log_replay_facts') if facts_selected else none -%}
+    {%- else -%}
+        {%- set facts = this if is_incremental() else none -%}
+    {%- endif -%}
+    {#- most warehouses hold no imported log: then a query of the facts' tables is not needed -#}
+    {%- if facts is not none and run_query("select 1 from " ~ imported_tables ~ " limit 1").rows | length > 0 -%}
         {%- set switched = run_query(
-            "select distinct concat(facts.keyspace_name, '.', facts.table_name) from " ~ this ~ " as facts"
-            ~ " left semi join " ~ cdc_imported_log_tables() ~ " as imported"
+            "select distinct concat(facts.keyspace_name, '.', facts.table_name) from " ~ facts ~ " as facts"
+            ~ " left semi join " ~ imported_tables ~ " as imported"
             ~ " on facts.keyspace_name = imported.keyspace_name and facts.table_name = imported.table_name"
             ~ " where facts.write_id is not null"
         ).columns[0].values() -%}
