@@ -105,22 +105,17 @@
 {%- endmacro %}
 
 
-{% macro cdc_refuse_switched_log_sources(before_the_batch=false) -%}
-    {#- Stops a build that appends to `int_log_replay_facts` when a table whose facts came from
-        the produced log now has an imported one: its facts must all be replaced (a full
-        refresh). Called by the facts model (an incremental build of it) and, `before_the_batch`,
-        by `int_build_batch` (the facts model selected, no full refresh), which every model of a
-        batch follows: a build stops there before it writes anything of the batch. -#}
+{% macro cdc_refuse_switched_log_sources() -%}
+    {#- Stops a build that appends to `int_log_replay_facts` (the model selected, its table there,
+        no full refresh) when a table whose facts came from the produced log now has an imported
+        one: its facts must all be replaced (a full refresh). Called by `int_build_batch`, which
+        every model of a batch follows, so that a build stops before it writes anything of the
+        batch, and by the facts model, for a build that selects it without the batch. -#}
     {%- set imported_tables = cdc_imported_log_tables() -%}
-    {%- if not execute -%}
+    {%- if not execute or 'model.' ~ project_name ~ '.int_log_replay_facts' not in selected_resources -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- if before_the_batch -%}
-        {%- set facts_selected = 'model.' ~ project_name ~ '.int_log_replay_facts' in selected_resources -%}
-        {%- set facts = cdc_existing_relation('cdc_intermediate', 'int_log_replay_facts') if facts_selected else none -%}
-    {%- else -%}
-        {%- set facts = this if is_incremental() else none -%}
-    {%- endif -%}
+    {%- set facts = cdc_existing_relation('cdc_intermediate', 'int_log_replay_facts') -%}
     {#- most warehouses hold no imported log: then a query of the facts' tables is not needed -#}
     {%- if facts is not none and run_query("select 1 from " ~ imported_tables ~ " limit 1").rows | length > 0 -%}
         {%- set switched = run_query(

@@ -2,7 +2,7 @@
     and the last write id earlier builds processed, which every new write must exceed. A build
     that would append a table's facts to those of another log stops here, before it writes
     anything of the batch (`cdc_refuse_switched_log_sources`). -#}
-{%- do cdc_refuse_switched_log_sources(before_the_batch=true) -%}
+{%- do cdc_refuse_switched_log_sources() -%}
 select
     coalesce(max(processed.batch_id), 0) + 1 as batch_id,
     max(processed.write_id) as last_processed_write_id
