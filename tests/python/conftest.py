@@ -81,11 +81,12 @@ def example_build(spark):
     ``test_example_*``: they sort together, and no module among them replays."""
     from cdclake import dbt
     from cdclake.paths import target_dir
-    from outputs import snapshot
+    from outputs import rows_of, snapshot
 
     # replays before it processed other writes under the same ids: a full refresh, as for new inputs
     assert dbt.invoke(["build", "--full-refresh", "--vars", "{cdc_example: true}"]), "dbt build of the example project failed"
     EXAMPLE_OUTPUTS.update(snapshot(spark))
+    EXAMPLE_BASE_STATE.extend(rows_of(spark.table("cdc_intermediate.int_base_state")))
     run_results = json.loads((target_dir() / "run_results.json").read_text())
     EXAMPLE_COMPILED_SQL.update(
         {result["unique_id"]: result["compiled_code"] for result in run_results["results"] if result.get("compiled_code")}
@@ -102,6 +103,7 @@ class Outputs(dict):
 
 
 EXAMPLE_OUTPUTS = Outputs()
+EXAMPLE_BASE_STATE: list[str] = []      # the carried base state it left (cdc_intermediate.int_base_state), sorted rows
 EXAMPLE_COMPILED_SQL: dict[str, str] = {}     # the example build's models and tests: {unique_id: compiled select}
 EXAMPLE_MANIFEST: dict = {}     # the example build's manifest (later builds of a selection rewrite target/manifest.json)
 
@@ -124,6 +126,12 @@ def example_outputs(example_build) -> Outputs:
     it ran: later modules compare other builds of the same writes with it, after replays have
     overwritten the warehouse."""
     return EXAMPLE_OUTPUTS
+
+
+@pytest.fixture(scope="session")
+def example_base_state(example_build) -> list[str]:
+    """The example build's carried base state (one row per key: one batch) as sorted rows."""
+    return EXAMPLE_BASE_STATE
 
 
 @pytest.fixture(scope="session")
