@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from cdclake.log_columns import KIND_ORDER, keyspace_user_types, spark_type
-from cdclake.output import NOT_LOGGED_TYPE
+from cdclake.log_columns import keyspace_user_types, latest_base_columns, spark_type
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField
 
 CONSUMER_MODELS_SUBDIR = Path("models") / "marts" / "consumer_tables"
@@ -76,13 +75,9 @@ def state_table_columns(
 ) -> list[dict]:
     """The state table's columns (name, Spark type, description) in the macro's order: the key
     columns, then each static and regular column followed by its write time, TTL and expiry."""
-    own = [c for c in columns if c.keyspace_name == keyspace and c.table_name == table
-           and c.cql_type.strip().lower() != NOT_LOGGED_TYPE]
-    latest = max(c.schema_version for c in own)
-    own = sorted((c for c in own if c.schema_version == latest), key=lambda c: (KIND_ORDER[c.kind], c.position))
     udts = keyspace_user_types(types, keyspace)
     result = []
-    for c in own:
+    for c in latest_base_columns(keyspace, table, columns):
         cql_type = c.cql_type.strip().lower()
         described = f"`{c.column_name}` (CQL `{cql_type}`)"
         if c.kind in ("partition_key", "clustering"):
@@ -106,15 +101,16 @@ def _column(name: str, data_type: str, description: str) -> dict:
     return {"name": name, "description": description, "data_type": data_type, "quote": True}
 
 
-def consumer_models_properties(keyspace: str, table: str, row_columns: list[dict]) -> list[dict]:
+def consumer_models_properties(keyspace: str, table: str, row_columns: list[dict], meta: dict) -> list[dict]:
     """The properties of the table's three consumer models, from its row's columns
-    (``state_table_columns``)."""
+    (``state_table_columns``) and the schema their macros read (``meta``:
+    log_columns.generated_model_meta)."""
     added = {"state": [], "history": VERSION_COLUMNS, "changes": CHANGE_COLUMNS}
     tests = {"changes": [{"changes_are_logged": {"arguments": {"keyspace_name": keyspace, "table_name": table}}}]}
     return [{
         "name": consumer_model_name(keyspace, table, kind),
         "description": DESCRIPTIONS[kind].format(f"{keyspace}.{table}"),
-        "config": {"contract": {"enforced": True}},
+        "config": {"contract": {"enforced": True}, "meta": meta},
         **({"data_tests": tests[kind]} if kind in tests else {}),
         "columns": row_columns + [_column(name, data_type, f"{{{{ doc('{doc}') }}}}")
                                   for name, data_type, doc in added[kind]],

@@ -74,18 +74,44 @@ def keyspace_user_types(types: Iterable[BaseTypeField], keyspace: str) -> dict[s
     return registry
 
 
+def latest_base_columns(keyspace: str, table: str, columns: Iterable[BaseColumn]) -> list[BaseColumn]:
+    """The base table's columns of its latest schema version in log-table order (partition key,
+    clustering, static, regular; each by position), without the hidden ``empty`` column of a
+    dense COMPACT STORAGE table, which the log leaves out."""
+    own = [c for c in columns if c.keyspace_name == keyspace and c.table_name == table
+           and c.cql_type.strip().lower() != NOT_LOGGED_TYPE]
+    if not own:
+        return []
+    latest = max(c.schema_version for c in own)
+    return sorted((c for c in own if c.schema_version == latest), key=lambda c: (KIND_ORDER[c.kind], c.position))
+
+
+def generated_model_meta(
+    keyspace: str, table: str, columns: Iterable[BaseColumn], types: Iterable[BaseTypeField]
+) -> dict:
+    """What the macros of a table's generated models (log and consumer tables) read of its
+    schema, declared in their properties (``config.meta``) so that no model queries the schema
+    while it compiles: the table, its columns (``latest_base_columns``, as the macro
+    ``scylla_cdc_log_columns`` returns them) and its keyspace's user types
+    (``scylla_cdc_user_types``)."""
+    return {
+        "cdc_base_table": f"{keyspace}.{table}",
+        "cdc_base_columns": [{"name": c.column_name, "kind": c.kind.lower(), "cql_type": c.cql_type.lower()}
+                             for c in latest_base_columns(keyspace, table, columns)],
+        "cdc_user_types": {name: [list(field) for field in fields]
+                           for name, fields in keyspace_user_types(types, keyspace).items()},
+    }
+
+
 def log_table_columns(
     keyspace: str, table: str, columns: Iterable[BaseColumn], types: Iterable[BaseTypeField]
 ) -> list[LogColumn]:
     """The log table's columns: metadata, then the base table's latest schema version's columns
     (partition key, clustering, static, regular), each non-key one followed by
     ``cdc$deleted_<c>`` and, when multi-cell, ``cdc$deleted_elements_<c>``."""
-    own = [c for c in columns if c.keyspace_name == keyspace and c.table_name == table
-           and c.cql_type.strip().lower() != NOT_LOGGED_TYPE]
+    own = latest_base_columns(keyspace, table, columns)
     if not own:
         raise ValueError(f"no columns for base table {keyspace}.{table} in base_columns")
-    latest = max(c.schema_version for c in own)
-    own = sorted((c for c in own if c.schema_version == latest), key=lambda c: (KIND_ORDER[c.kind], c.position))
     udts = keyspace_user_types(types, keyspace)
     rows = [{"column_name": c.column_name, "kind": c.kind, "cql_type": c.cql_type.strip().lower()} for c in own]
     try:

@@ -1,10 +1,11 @@
 """Write the dbt models of each CDC-enabled base table: ``<keyspace>.<table>_scylla_cdc_log``
 and its consumer tables (cdclake/consumer_models.py).
 
-Each generated model is two lines that call the ``scylla_cdc_log_table`` macro, which reads the
-table's columns from the schema input at run time. The properties file beside them documents
-each model's columns with an enforced contract (names and Spark types, cdclake/log_columns.py)
-and declares an exposure per log table for the CDC consumers that read it.
+Each generated model is two lines that call the ``scylla_cdc_log_table`` macro. The properties
+file beside them documents each model's columns with an enforced contract (names and Spark
+types, cdclake/log_columns.py), declares the table's columns and user types the macro reads
+(``config.meta``: written with every schema load and before every build, so no model queries
+the schema while it compiles) and an exposure per log table for the CDC consumers that read it.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Iterable
 import yaml
 
 from cdclake import consumer_models
-from cdclake.log_columns import LogColumn, UnmappedTypeError, log_table_columns
+from cdclake.log_columns import LogColumn, UnmappedTypeError, generated_model_meta, log_table_columns
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions, record_from_row
 
 LOG_MODELS_SUBDIR = Path("models") / "marts" / "scylla_cdc_logs"
@@ -54,13 +55,14 @@ def write_log_models(
     the column. Files whose text is already right are left alone (dbt's partial parse keeps
     them), the models of tables that no longer have CDC go."""
     tables, columns, types = list(tables), list(columns), list(types)
-    log_files, consumer_files, written, log_columns, consumers, consumer_exposures = {}, {}, [], {}, [], []
+    log_files, consumer_files, written, log_columns, metas, consumers, consumer_exposures = {}, {}, [], {}, {}, [], []
     for table in latest_versions(tables):
         if not table.cdc_enabled:
             continue
         keyspace, name = table.keyspace_name, table.table_name
         try:
             log_columns[(keyspace, name)] = log_table_columns(keyspace, name, columns, types)
+            metas[(keyspace, name)] = generated_model_meta(keyspace, name, columns, types)
         except (UnmappedTypeError, ValueError) as error:   # the build's input checks stop it and say why
             log.warning("no log model for %s.%s: %s", keyspace, name, error)
             continue
@@ -71,9 +73,9 @@ def write_log_models(
                 consumer_files[f"{consumer_models.consumer_model_name(keyspace, name, kind)}.sql"] = \
                     consumer_models.consumer_model_sql(keyspace, name, kind)
             row_columns = consumer_models.state_table_columns(keyspace, name, columns, types)
-            consumers += consumer_models.consumer_models_properties(keyspace, name, row_columns)
+            consumers += consumer_models.consumer_models_properties(keyspace, name, row_columns, metas[(keyspace, name)])
             consumer_exposures.append(consumer_models.consumer_tables_exposure(keyspace, name))
-    log_files[MODELS_YML] = models_yml(log_columns)
+    log_files[MODELS_YML] = models_yml(log_columns, metas)
     consumer_files[consumer_models.MODELS_YML] = properties_yml(
         {"version": 2, "models": consumers, **({"exposures": consumer_exposures} if consumer_exposures else {})})
     _write_generated(project_dir / LOG_MODELS_SUBDIR, log_files, lambda path: path.match("*__*_scylla_cdc_log.sql"))
@@ -116,16 +118,17 @@ def _csv_rows(path: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
-def models_yml(log_columns: dict[tuple[str, str], list[LogColumn]]) -> str:
-    """Properties of the generated models (documented columns, enforced contract) and one
-    exposure per log table."""
+def models_yml(log_columns: dict[tuple[str, str], list[LogColumn]], metas: dict[tuple[str, str], dict]) -> str:
+    """Properties of the generated models (documented columns, enforced contract, the schema
+    their macro reads: ``metas``, log_columns.generated_model_meta) and one exposure per log
+    table."""
     models, exposures = [], []
     for (keyspace, table), columns in log_columns.items():
         models.append({
             "name": model_name(keyspace, table),
             "description": f"The CDC log of {keyspace}.{table}, as ScyllaDB writes it. "
                            "{{ doc('scylla_cdc_log_tables') }}",
-            "config": {"contract": {"enforced": True}},
+            "config": {"contract": {"enforced": True}, "meta": metas[(keyspace, table)]},
             "columns": [
                 {"name": c.name, "description": column_description(keyspace, table, c),
                  "data_type": c.spark_type, "quote": True}

@@ -96,7 +96,7 @@
         including any left without versions. -#}
     (
         select distinct
-            {#- compiled before the schema input exists (see scylla_cdc_log_columns) #}
+            {#- rendered while dbt parses: no columns (see scylla_cdc_log_columns) #}
             {{ cdc_state_key_columns(columns, udts, ['partition_key']) | trim or 'partition_id' }}
         from ({{ cdc_partitions_replayed_after(mark) }}) as partitions_replayed
         where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'

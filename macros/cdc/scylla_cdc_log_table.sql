@@ -1,66 +1,38 @@
 {% macro scylla_cdc_log_columns(keyspace_name, table_name) -%}
     {#- The base table's columns in log-table order (scylla-log.md §2.2): partition key,
         clustering key, then static and regular columns; not the hidden `empty` column of a
-        dense COMPACT STORAGE table, which the log leaves out. -#}
-    {%- set query -%}
-        select column_name, kind, cql_type
-        from {{ ref('stg_cdc_input__base_columns') }}
-        where
-            keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
-            and cql_type != 'empty'
-            and schema_version = (
-                select max(schema_version) from {{ ref('stg_cdc_input__base_columns') }}
-                where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
-            )
-        order by
-            case kind when 'partition_key' then 0 when 'clustering' then 1 when 'static' then 2 else 3 end,
-            position
-    {%- endset -%}
-    {%- set columns = [] -%}
-    {%- set schema_relation = ref('stg_cdc_input__base_columns') -%}
-    {%- if execute and adapter.get_relation(
-            database=schema_relation.database, schema=schema_relation.schema,
-            identifier=schema_relation.identifier) is none -%}
-        {#- Compiling (docs generate, compile) before any build: the schema input is not
-            there yet, so the model shows only the log's metadata columns. -#}
-        {%- if flags.WHICH in ('run', 'build') -%}
-            {{ exceptions.raise_compiler_error(
-                "The log table of " ~ keyspace_name ~ "." ~ table_name ~ " needs " ~ schema_relation
-                ~ ": build the upstream models first (e.g. `cdclake build`).") }}
-        {%- endif -%}
-        {{ return(columns) }}
-    {%- endif -%}
-    {%- if execute -%}
-        {%- for row in run_query(query).rows -%}
-            {%- do columns.append({'name': row[0], 'kind': row[1], 'cql_type': row[2]}) -%}
-        {%- endfor -%}
-        {%- if columns | length == 0 -%}
-            {{ exceptions.raise_compiler_error(
-                "No columns for base table " ~ keyspace_name ~ "." ~ table_name ~ " in base_columns") }}
-        {%- endif -%}
-    {%- endif -%}
-    {{ return(columns) }}
+        dense COMPACT STORAGE table, which the log leaves out. As the generated model declares
+        them (`cdc_generated_model_meta`); none while dbt parses. -#}
+    {{ return(cdc_generated_model_meta(keyspace_name, table_name).cdc_base_columns) }}
 {%- endmacro %}
 
 
 {% macro scylla_cdc_user_types(keyspace_name) -%}
-    {#- The keyspace's user types: type name -> [(field, type), ...] in declaration order. -#}
-    {%- set types = {} -%}
-    {%- set types_relation = ref('stg_cdc_input__base_types') -%}
-    {%- if execute and adapter.get_relation(
-            database=types_relation.database, schema=types_relation.schema,
-            identifier=types_relation.identifier) is not none -%}
-        {%- set query -%}
-            select type_name, field_name, field_type
-            from {{ types_relation }}
-            where keyspace_name = '{{ keyspace_name }}'
-            order by type_name, field_position
-        {%- endset -%}
-        {%- for row in run_query(query).rows -%}
-            {%- do types.setdefault(row[0], []).append((row[1], row[2])) -%}
-        {%- endfor -%}
+    {#- The keyspace's user types: type name -> [(field, type), ...] in declaration order, as
+        the generated model declares them (`cdc_generated_model_meta`). -#}
+    {{ return(cdc_generated_model_meta(keyspace_name).cdc_user_types) }}
+{%- endmacro %}
+
+
+{% macro cdc_generated_model_meta(keyspace_name, table_name=none) -%}
+    {#- The schema a generated log or consumer model declares in its properties (`config.meta`,
+        cdclake/log_columns.py `generated_model_meta`): its base table, the table's columns and
+        its keyspace's user types. cdclake writes them from the schema records with every schema
+        load and before every build, beside the contract's columns; reading them here spares
+        each model two queries of the schema while it compiles. While dbt parses: no columns. -#}
+    {%- if not execute -%}
+        {{ return({'cdc_base_columns': [], 'cdc_user_types': {}}) }}
     {%- endif -%}
-    {{ return(types) }}
+    {%- set meta = config.get('meta') or {} -%}
+    {%- set declared = meta.get('cdc_base_table') -%}
+    {%- if declared is none or declared.split('.')[0] != keyspace_name
+            or (table_name is not none and declared != keyspace_name ~ '.' ~ table_name) -%}
+        {{ exceptions.raise_compiler_error(
+            "The model " ~ model.name ~ " declares the schema of " ~ declared ~ ", not of " ~ keyspace_name
+            ~ ("." ~ table_name if table_name is not none else "") ~ ": generated models come from "
+            ~ "cdclake (`cdclake build`, or a `cdclake load` of the schema), which declares it.") }}
+    {%- endif -%}
+    {{ return(meta) }}
 {%- endmacro %}
 
 

@@ -99,7 +99,7 @@
     {%- for column in columns if column.kind in ('static', 'regular') -%}
         {%- do selected.append(cdc_state_value_columns(column, udts) | trim) -%}
     {%- endfor -%}
-    {#- compiled before the schema input exists (see scylla_cdc_log_columns) -#}
+    {#- rendered while dbt parses: no columns (see scylla_cdc_log_columns) -#}
     {{ selected | join(',\n    ') if selected else 'partition_id, row_clustering' }}
 {%- endmacro %}
 
