@@ -68,7 +68,7 @@ def spark(test_workspace):
         os.environ.pop("CDCLAKE_TABLE_FORMAT", None)
 
     session = create_session(test_workspace / "warehouse", app_name="cdclake-tests", shuffle_partitions=2,
-                             conf={**SMALL_DATA_CONF, "spark.sql.shuffle.partitions": "2"})
+                             conf={k: v for k, v in SMALL_DATA_CONF.items() if k != "spark.sql.shuffle.partitions"})
     yield session
     session.stop()
 
