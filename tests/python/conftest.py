@@ -48,11 +48,14 @@ def test_workspace() -> Path:
 
 @pytest.fixture(scope="session")
 def spark(test_workspace):
-    """The embedded session exactly as `cdclake` creates it (Hive metastore, UDFs registered),
-    on Parquet unless ``CDCLAKE_TEST_TABLE_FORMAT=delta``: the in-process builds and replays test
-    semantics, which are the same SQL on either format, and Parquet's tables cost less fixed time.
-    The default format, Delta, is built by the subprocesses of test_killed_builds and test_serve,
-    and compared there with this session's build row for row.
+    """The embedded session as `cdclake replay` creates it (cdclake.spark.create_session, UDFs
+    registered, the catalog in memory), on Parquet unless ``CDCLAKE_TEST_TABLE_FORMAT=delta``:
+    the in-process builds and replays test semantics, which are the same SQL on either format and
+    either catalog, and Parquet's tables and the in-memory catalog cost less fixed time (the
+    shared replay's fixture took 182 and 171 s against 207 and 200 s with the Derby metastore,
+    alternating, 2026-11-27). The default format, Delta, and the Derby metastore `cdclake build`
+    keeps are built by the subprocesses of test_killed_builds, test_own_keyspace, test_serve and
+    test_spark_cluster, and compared there with this session's build row for row.
 
     The session plans as a replay does (no whole-stage code generation, no adaptive re-planning;
     cdclake.spark.SMALL_DATA_CONF), its tables being a few rows: warm builds of the example took
@@ -67,8 +70,9 @@ def spark(test_workspace):
     else:
         os.environ.pop("CDCLAKE_TABLE_FORMAT", None)
 
-    session = create_session(test_workspace / "warehouse", app_name="cdclake-tests", shuffle_partitions=2,
-                             conf={k: v for k, v in SMALL_DATA_CONF.items() if k != "spark.sql.shuffle.partitions"})
+    conf = {key: value for key, value in SMALL_DATA_CONF.items() if key != "spark.sql.shuffle.partitions"}
+    conf["spark.sql.catalogImplementation"] = "in-memory"
+    session = create_session(test_workspace / "warehouse", app_name="cdclake-tests", shuffle_partitions=2, conf=conf)
     yield session
     session.stop()
 

@@ -149,14 +149,14 @@ def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
     above ran the same test on the intact log, and passed)."""
     def load(select_value: str) -> None:
         columns = ", ".join(select_value if c == "value" else f"`{c}`" for c in built.table("cdc_lake.cdc_log").columns)
-        built.sql(f"create table cdc_lake.cdc_log_tmp as select {columns} from cdc_lake.cdc_log")
+        built.sql(f"create table cdc_lake.cdc_log_tmp using parquet as select {columns} from cdc_lake.cdc_log")
         built.sql("insert overwrite table cdc_lake.cdc_log select * from cdc_lake.cdc_log_tmp where value is not null")
         built.sql("drop table cdc_lake.cdc_log_tmp")
 
     select = ["--select", "assert_log_replays_to_base_state", "--log-level", "error"]
     # the test reads the log's replayed facts: replayed again from the log as it is
     replay_facts = ["run", "--select", "int_log_replay_facts", "--full-refresh", "--log-level", "error"]
-    built.sql("create table cdc_lake.cdc_log_original as select * from cdc_lake.cdc_log")
+    built.sql("create table cdc_lake.cdc_log_original using parquet as select * from cdc_lake.cdc_log")
     try:
         load(corruption)
         assert dbt.invoke(replay_facts)

@@ -35,7 +35,7 @@ def test_a_ttl_on_a_delete_fails_its_expectation_with_the_rows(built, test_works
         "if(`cdc$operation` in (3, 4), cast(60 as bigint), `cdc$ttl`) as `cdc$ttl`" if c == "cdc$ttl" else f"`{c}`"
         for c in built.table("cdc_lake.cdc_log").columns
     )
-    built.sql("create table cdc_lake.cdc_log_original as select * from cdc_lake.cdc_log")
+    built.sql("create table cdc_lake.cdc_log_original using parquet as select * from cdc_lake.cdc_log")
     try:
         built.sql(f"insert overwrite table cdc_lake.cdc_log select {columns} from cdc_lake.cdc_log_original")
         docs = test_workspace / "gx_docs_corrupted"

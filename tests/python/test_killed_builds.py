@@ -24,8 +24,10 @@ from cdclake.paths import PROJECT_DIR
 from cdclake.spark import delta_jar
 from outputs import snapshot_files, table_format
 
-# the model a run is killed in, and the folder whose appearance means its files are being written
-KILL_POINTS = [("int_mutation_atoms_validated", Path("cdc_intermediate.db") / "int_mutation_atoms_validated")]
+# the model a run is killed in, and the folder whose appearance means its files are being written:
+# the first table the pipeline builds from the seeds (node 13 of 111; node 43,
+# int_mutation_atoms_validated, started some 80 s into a cold run in CI, this one some 25 s)
+KILL_POINTS = [("int_base_tables_described", Path("cdc_intermediate.db") / "int_base_tables_described")]
 RUN_TIMEOUT_S = 900
 
 
