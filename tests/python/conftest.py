@@ -48,8 +48,8 @@ def test_workspace() -> Path:
 
 @pytest.fixture(scope="session")
 def spark(test_workspace):
-    """The embedded session as `cdclake replay` creates it (cdclake.spark.create_session, UDFs
-    registered, the catalog in memory), on Parquet unless ``CDCLAKE_TEST_TABLE_FORMAT=delta``:
+    """The embedded session (cdclake.spark.create_session, UDFs registered) with its catalog in
+    memory, as a replay's, on Parquet unless ``CDCLAKE_TEST_TABLE_FORMAT=delta``:
     the in-process builds and replays test semantics, which are the same SQL on either format and
     either catalog, and Parquet's tables and the in-memory catalog cost less fixed time (the
     shared replay's fixture took 182 and 171 s against 207 and 200 s with the Derby metastore,
