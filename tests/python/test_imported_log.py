@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from cdclake.consumer_models import KINDS
+from cdclake.consumer_models import KINDS, consumer_model_name
 from cdclake.log_columns import keyspace_user_types, log_table_columns
 from cdclake.log_load import load_log_text
 from cqlsh_export import export_log_table
@@ -118,7 +118,7 @@ def imported(example_outputs, shared_replay, spark, test_workspace):
     project = prepare_scratch_project(test_workspace / "imported_log_build")
     log_tables = write_log_models(project, tables, columns=columns, types=types)
     # the replay's state tables are built once, by the as-of build below
-    replay_states = [table.replace(".", "__")[: -len(LOG_SUFFIX)] + "_state" for table in log_tables
+    replay_states = [consumer_model_name(*table[: -len(LOG_SUFFIX)].split("."), "state") for table in log_tables
                      if not table.startswith("shop.")]
     with contextlib.redirect_stdout(sys.stderr):
         run = dbt.invoke_result(["build", "--full-refresh", "--select", "+path:models/marts/consumer_tables",
