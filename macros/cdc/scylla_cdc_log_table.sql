@@ -27,10 +27,13 @@
     {%- set declared = meta.get('cdc_base_table') -%}
     {%- if declared is none or declared.split('.')[0] != keyspace_name
             or (table_name is not none and declared != keyspace_name ~ '.' ~ table_name) -%}
+        {%- set wanted = keyspace_name ~ ("." ~ table_name if table_name is not none else "") -%}
         {{ exceptions.raise_compiler_error(
-            "The model " ~ model.name ~ " declares the schema of " ~ declared ~ ", not of " ~ keyspace_name
-            ~ ("." ~ table_name if table_name is not none else "") ~ ": generated models come from "
-            ~ "cdclake (`cdclake build`, or a `cdclake load` of the schema), which declares it.") }}
+            "The model " ~ model.name
+            ~ (" declares no schema (no meta.cdc_base_table), not that of " if declared is none
+               else " declares the schema of " ~ declared ~ ", not of ") ~ wanted
+            ~ ": generated models come from cdclake (`cdclake build`, or a `cdclake load` of the "
+            ~ "schema), which declares it.") }}
     {%- endif -%}
     {{ return(meta) }}
 {%- endmacro %}

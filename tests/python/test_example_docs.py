@@ -84,6 +84,32 @@ def test_unmapped_cql_type_names_the_table_and_column():
         log_table_columns("ks", "t", columns, types=[])
 
 
+@pytest.mark.parametrize("meta, says", [
+    (None, "declares no schema (no meta.cdc_base_table), not that of shop.orders"),
+    ({"cdc_base_table": "shop.sessions"}, "declares the schema of shop.sessions, not of shop.orders"),
+])
+def test_a_log_model_written_by_hand_names_the_schema_it_lacks(example_build, tmp_path, meta, says):
+    """A log model that cdclake did not generate, compiled by plain dbt: without the schema
+    cdclake declares in its properties (or with another table's), dbt stops and says which."""
+    from dbt.cli.main import dbtRunner
+
+    from cdclake.dbt import with_project_defaults
+    from cdclake.replay import prepare_scratch_project
+
+    project = prepare_scratch_project(tmp_path)
+    models = project / "models" / "marts" / "scylla_cdc_logs"
+    (models / "hand__orders_scylla_cdc_log.sql").write_text("{{ scylla_cdc_log_table('shop', 'orders') }}\n")
+    if meta is not None:
+        (models / "_hand__models.yml").write_text(yaml.safe_dump(
+            {"version": 2, "models": [{"name": "hand__orders_scylla_cdc_log", "config": {"meta": meta}}]}))
+    result = dbtRunner().invoke(with_project_defaults(
+        ["compile", "--select", "hand__orders_scylla_cdc_log", "--target-path", str(tmp_path / "target"),
+         "--log-path", str(tmp_path / "logs")], project))
+    assert not result.success
+    message = str(result.exception or [r.message for r in result.result.results])
+    assert "The model hand__orders_scylla_cdc_log " + says in message, message
+
+
 def test_a_wrong_declared_type_fails_the_model(example_build, tmp_path):
     """A scratch copy of the project declares `cdc_write_audit.log_rows` as int (it is bigint) and
     builds that one model into a probe schema: dbt refuses it with a contract error."""
