@@ -2,6 +2,7 @@
 an enforced contract stops a model whose declared types drift."""
 from __future__ import annotations
 
+import copy
 import re
 
 import pytest
@@ -108,6 +109,59 @@ def test_a_log_model_written_by_hand_names_the_schema_it_lacks(example_build, tm
     assert not result.success
     message = str(result.exception or [r.message for r in result.result.results])
     assert "The model hand__orders_scylla_cdc_log " + says in message, message
+
+
+def test_models_generated_for_another_schema_are_input_problems(example_build, tmp_path):
+    """The example's generated models, then its schema changed behind them (as a plain dbt
+    build after a hand edit of the schema inputs sees them): the input check names each
+    difference, and passes on the models cdclake wrote."""
+    from dbt.cli.main import dbtRunner
+
+    from cdclake.dbt import with_project_defaults
+    from cdclake.log_columns import generated_model_meta
+    from cdclake.log_models import LOG_MODELS_SUBDIR, MODELS_YML, model_sql, write_log_models_for_inputs
+    from cdclake.replay import prepare_scratch_project
+    from cdclake.schema_records import BaseColumn
+
+    spark = example_build
+    check = "assert_generated_models_follow_the_schemas"
+    project = prepare_scratch_project(tmp_path)
+    write_log_models_for_inputs(spark, project, example=True)
+
+    def problems() -> list[str]:
+        result = dbtRunner().invoke(with_project_defaults(
+            ["compile", "--select", check, "--target-path", str(tmp_path / "target"),
+             "--log-path", str(tmp_path / "logs")], project))
+        assert result.success, result.exception
+        [compiled] = (tmp_path / "target" / "compiled").rglob(f"{check}.sql")
+        return sorted(row.problem for row in spark.sql(compiled.read_text()).collect())
+
+    assert problems() == []
+    properties = project / LOG_MODELS_SUBDIR / MODELS_YML
+    document = yaml.safe_load(properties.read_text())
+    [orders] = [m for m in document["models"] if m["name"] == "shop__orders_scylla_cdc_log"]
+    audit_columns = [BaseColumn("shop", "audit", "id", "partition_key", 0, "int"),
+                     BaseColumn("shop", "audit", "message", "regular", 0, "text")]
+    meta = orders["config"]["meta"]
+    audit_meta = {**generated_model_meta("shop", "audit", audit_columns, []),
+                  "cdc_user_types": copy.deepcopy(meta["cdc_user_types"])}
+    meta["cdc_base_columns"] = [{**c, "cql_type": "int"} if c["name"] == "total" else c
+                                for c in meta["cdc_base_columns"] if c["name"] != "status"]
+    meta["cdc_user_types"]["address"][2] = ["postcode", "text"]
+    document["models"].append({"name": "shop__audit_scylla_cdc_log", "config": {"meta": audit_meta}})
+    properties.write_text(yaml.safe_dump(document, sort_keys=False))
+    (project / LOG_MODELS_SUBDIR / "shop__audit_scylla_cdc_log.sql").write_text(model_sql("shop", "audit"))
+    remedy = ": run `cdclake build` or `cdclake load schema`, which write the models again"
+    assert problems() == [
+        'cdc_input.base_columns: shop.orders column "status" is regular text in schema version 0, '
+        "but the generated model shop__orders_scylla_cdc_log declares it not at all" + remedy,
+        'cdc_input.base_columns: shop.orders column "total" is regular decimal in schema version 0, '
+        "but the generated model shop__orders_scylla_cdc_log declares it regular int" + remedy,
+        "cdc_input.base_tables: shop.audit has CDC disabled, "
+        "but the generated model shop__audit_scylla_cdc_log logs it" + remedy,
+        'cdc_input.base_types: shop.address field 2 is "zip" text, '
+        'but the generated model shop__orders_scylla_cdc_log declares it "postcode" text' + remedy,
+    ]
 
 
 def test_a_wrong_declared_type_fails_the_model(example_build, tmp_path):

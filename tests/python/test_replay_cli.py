@@ -68,7 +68,8 @@ def test_a_replay_builds_what_it_prints_and_checks_its_inputs(example_replay):
     ran = {result["unique_id"].split(".")[2]: result["status"] for result in run_results["results"]}
     printed = {"shop__orders_scylla_cdc_log", "shop__inventory_scylla_cdc_log", "shop__sessions_scylla_cdc_log",
                "cdc_rejected_writes", "cdc_write_audit"}
-    input_checks = {"assert_base_schemas_are_valid", "assert_generations_are_valid"}
+    input_checks = {"assert_base_schemas_are_valid", "assert_generations_are_valid",
+                    "assert_generated_models_follow_the_schemas"}
     assert {name: ran.get(name) for name in printed | input_checks} == {
         **{name: "success" for name in printed}, **{name: "pass" for name in input_checks}}
     assert {"cdc_log", "int_log_images"} <= set(ran)
