@@ -1,5 +1,6 @@
-"""The yml documents the columns the example build really produces, with their real types, and
-an enforced contract stops a model whose declared types drift."""
+"""The yml documents the columns the example build really produces, with their real types, an
+enforced contract stops a model whose declared types drift, and a generated model whose declared
+schema (`config.meta`) is not the schema inputs' stops the build."""
 from __future__ import annotations
 
 import copy
