@@ -86,6 +86,18 @@ def test_unmapped_cql_type_names_the_table_and_column():
         log_table_columns("ks", "t", columns, types=[])
 
 
+def scratch_dbt(command: str, node: str, project, tmp_path):
+    """``dbt <command> --select <node>`` in a scratch copy of the project, its target and logs
+    under ``tmp_path``: the dbtRunnerResult."""
+    from dbt.cli.main import dbtRunner
+
+    from cdclake.dbt import with_project_defaults
+
+    return dbtRunner().invoke(with_project_defaults(
+        [command, "--select", node, "--target-path", str(tmp_path / "target"),
+         "--log-path", str(tmp_path / "logs")], project))
+
+
 @pytest.mark.parametrize("meta, says", [
     (None, "declares no schema (no meta.cdc_base_table), not that of shop.orders"),
     ({"cdc_base_table": "shop.sessions"}, "declares the schema of shop.sessions, not of shop.orders"),
@@ -93,9 +105,6 @@ def test_unmapped_cql_type_names_the_table_and_column():
 def test_a_log_model_written_by_hand_names_the_schema_it_lacks(example_build, tmp_path, meta, says):
     """A log model that cdclake did not generate, compiled by plain dbt: without the schema
     cdclake declares in its properties (or with another table's), dbt stops and says which."""
-    from dbt.cli.main import dbtRunner
-
-    from cdclake.dbt import with_project_defaults
     from cdclake.replay import prepare_scratch_project
 
     project = prepare_scratch_project(tmp_path)
@@ -104,9 +113,7 @@ def test_a_log_model_written_by_hand_names_the_schema_it_lacks(example_build, tm
     if meta is not None:
         (models / "_hand__models.yml").write_text(yaml.safe_dump(
             {"version": 2, "models": [{"name": "hand__orders_scylla_cdc_log", "config": {"meta": meta}}]}))
-    result = dbtRunner().invoke(with_project_defaults(
-        ["compile", "--select", "hand__orders_scylla_cdc_log", "--target-path", str(tmp_path / "target"),
-         "--log-path", str(tmp_path / "logs")], project))
+    result = scratch_dbt("compile", "hand__orders_scylla_cdc_log", project, tmp_path)
     assert not result.success
     message = str(result.exception or [r.message for r in result.result.results])
     assert "The model hand__orders_scylla_cdc_log " + says in message, message
@@ -116,9 +123,6 @@ def test_models_generated_for_another_schema_are_input_problems(example_build, t
     """The example's generated models, then its schema changed behind them (as a plain dbt
     build after a hand edit of the schema inputs sees them): the input check names each
     difference, and passes on the models cdclake wrote."""
-    from dbt.cli.main import dbtRunner
-
-    from cdclake.dbt import with_project_defaults
     from cdclake.log_columns import generated_model_meta
     from cdclake.log_models import LOG_MODELS_SUBDIR, MODELS_YML, model_sql, write_log_models_for_inputs
     from cdclake.replay import prepare_scratch_project
@@ -130,9 +134,7 @@ def test_models_generated_for_another_schema_are_input_problems(example_build, t
     write_log_models_for_inputs(spark, project, example=True)
 
     def problems() -> list[str]:
-        result = dbtRunner().invoke(with_project_defaults(
-            ["compile", "--select", check, "--target-path", str(tmp_path / "target"),
-             "--log-path", str(tmp_path / "logs")], project))
+        result = scratch_dbt("compile", check, project, tmp_path)
         assert result.success, result.exception
         [compiled] = (tmp_path / "target" / "compiled").rglob(f"{check}.sql")
         return sorted(row.problem for row in spark.sql(compiled.read_text()).collect())
@@ -168,9 +170,6 @@ def test_models_generated_for_another_schema_are_input_problems(example_build, t
 def test_a_wrong_declared_type_fails_the_model(example_build, tmp_path):
     """A scratch copy of the project declares `cdc_write_audit.log_rows` as int (it is bigint) and
     builds that one model into a probe schema: dbt refuses it with a contract error."""
-    from dbt.cli.main import dbtRunner
-
-    from cdclake.dbt import with_project_defaults
     from cdclake.replay import prepare_scratch_project
 
     spark = example_build
@@ -184,9 +183,7 @@ def test_a_wrong_declared_type_fails_the_model(example_build, tmp_path):
     audit["config"]["schema"] = CONTRACT_PROBE_SCHEMA   # leave the example build's table alone
     properties.write_text(yaml.safe_dump(document, sort_keys=False))
     try:
-        result = dbtRunner().invoke(with_project_defaults(
-            ["run", "--select", "cdc_write_audit", "--target-path", str(tmp_path / "target"),
-             "--log-path", str(tmp_path / "logs")], project))
+        result = scratch_dbt("run", "cdc_write_audit", project, tmp_path)
         assert not result.success, "the model built although its contract declares a wrong type"
         [node_result] = [r for r in result.result.results if r.node.name == "cdc_write_audit"]  # not the hooks
         assert "contract" in node_result.message.lower() and "log_rows" in node_result.message, node_result.message

@@ -9,9 +9,11 @@
     {%- for node in graph.nodes.values() if node.resource_type == 'model' -%}
         {%- set meta = node.config.meta or {} -%}
         {%- if meta.get('cdc_base_table') -%}
+            {%- set keyspace_name, _, table_name = meta['cdc_base_table'].partition('.') -%}
             {%- do generated.append({
                 'model_name': node.name,
-                'base_table': meta['cdc_base_table'],
+                'keyspace_name': keyspace_name,
+                'table_name': table_name,
                 'base_columns': meta.get('cdc_base_columns') or [],
                 'user_types': meta.get('cdc_user_types') or {},
             }) -%}
@@ -23,16 +25,11 @@ with
 
 generated_models as (
 
-    select
-        model.model_name,
-        split_part(model.base_table, '.', 1) as keyspace_name,
-        substr(model.base_table, length(split_part(model.base_table, '.', 1)) + 2) as table_name,
-        model.base_columns,
-        model.user_types
+    select model.*
     from (
         select explode(from_json(
             '{{ tojson(generated) | replace("\\", "\\\\") | replace("'", "\\'") }}',
-            'array<struct<model_name: string, base_table: string,
+            'array<struct<model_name: string, keyspace_name: string, table_name: string,
                 base_columns: array<struct<name: string, kind: string, cql_type: string>>,
                 user_types: map<string, array<array<string>>>>>'
         )) as model
@@ -71,9 +68,9 @@ declared_fields as (
 
 latest_tables as (
 
-    select keyspace_name, table_name, max_by(cdc_enabled, schema_version) as cdc_enabled
-    from {{ ref('stg_cdc_input__base_tables') }}
-    group by keyspace_name, table_name
+    select distinct keyspace_name, table_name, cdc_enabled
+    from {{ ref('int_base_tables_described') }}
+    where is_latest_version
 
 ),
 
