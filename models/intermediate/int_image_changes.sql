@@ -2,7 +2,6 @@
     its change group's number within its write's partition (groups in `cdc$time` order) and the
     table's image options: what moves a row's state from the read onward, and where images are
     taken. Range tombstones count only in their delete's delta rows (ops 5 and 6). -#}
-{{ config(materialized='ephemeral') }}
 with
 
 image_tables as (

@@ -4,7 +4,6 @@
     tombstone empties its column before the group's elements) and the deletes that erase the
     row. Each event carries the position of the point's last erase and of its column's last
     reset: what came before them no longer counts. -#}
-{{ config(materialized='ephemeral') }}
 with
 
 reads as (

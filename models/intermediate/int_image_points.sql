@@ -3,7 +3,6 @@
     `preimage`) and, for a row the group upserts, the post-image point after them (tables with
     `postimage`). `state_position` orders a point among the row's events
     (int_image_point_events): group_no * 100 before the group, + 99 after it. -#}
-{{ config(materialized='ephemeral') }}
 with
 
 affected as (

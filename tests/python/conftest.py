@@ -120,7 +120,7 @@ def example_compiled_sql(example_build) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def example_manifest(example_build) -> dict:
-    """The example build's manifest.json as it wrote it: its ephemeral models compiled too."""
+    """The example build's manifest.json as it wrote it."""
     return EXAMPLE_MANIFEST
 
 
