@@ -5,11 +5,13 @@ table and reads it back (what any replay pays before dbt starts).
 
     python bench_replay.py [RUNS]        (default 2: each figure is the fastest of RUNS)
 
-Prints the seconds of the baseline, of a replay and of a replay with --self-checks, and the
-replay against issue 11's target (30 s).
+Prints the seconds of the first replay on the machine (its JVM writes the class archive later
+replays map, cdclake/jvm_archive.py: the benchmark deletes the archive first), of the baseline,
+of a replay and of a replay with --self-checks, and the replay against issue 11's target (30 s).
 """
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,6 +19,7 @@ import time
 from pathlib import Path
 
 from _common import report
+from cdclake.paths import target_dir
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 TARGET_S = 30.0
@@ -56,11 +59,14 @@ def main() -> None:
         script.write_text(SCRIPT)
         replay = [sys.executable, "-m", "cdclake.cli", "replay", str(script), "--format", "jsonl",
                   "--now", str(NOW_US)]
+        shutil.rmtree(target_dir() / "jvm", ignore_errors=True)
+        first = fastest(replay, 1)     # writes the class archive, which the baseline maps too
         baseline = fastest([sys.executable, "-c", BASELINE], RUNS)
         plain = fastest(replay, RUNS)
         checked = fastest(replay + ["--self-checks"], RUNS)
     report("cdclake replay, three statements", [
-        f"fastest of {RUNS} runs each, a new process per run",
+        f"first replay on this machine (its JVM writes the class archive): {first:.1f} s",
+        f"then fastest of {RUNS} runs each, a new process per run",
         f"baseline (the replay's Spark session, one table written and read): {baseline:.1f} s",
         f"cdclake replay: {plain:.1f} s = {plain / baseline:.1f}x the baseline; "
         f"target {TARGET_S:.0f} s: {'met' if plain <= TARGET_S else 'not met'}",

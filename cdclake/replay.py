@@ -26,9 +26,13 @@ from cdclake.paths import PROJECT_DIR, target_dir
 log = logging.getLogger("cdclake")
 
 # what a replay reads back (the log tables, the rejected writes, the audit), with what they are
-# built from, and the input checks, which stop the build and name the bad input rows
+# built from, and the check of the one input a user may give it (the generations, --generations):
+# it stops the build and names the bad rows. The schema inputs and the log models come from the
+# CQL front door, which refused what ScyllaDB refuses: their checks (the other input checks) test
+# cdclake itself and run with the self-checks, as in every build (a three-statement replay's
+# critical path held the base-schema check, some 4 s).
 REPLAY_SELECTION = ["+path:" + str(log_models.LOG_MODELS_SUBDIR), "+cdc_rejected_writes", "+cdc_write_audit",
-                    "tag:input_check"]
+                    "assert_generations_are_valid"]
 DEFAULT_GENERATION_AGE_MS = 3600 * 1000
 
 
@@ -96,13 +100,22 @@ def replay_session(workspace: Path):
     with the quick compiler only (C1): a replay's plans run once on a few rows, and the
     optimizing compiler (C2) took a core for code that never paid back, 3-4 s of a 30 s replay.
     Its code cache is 512 MB: C1's code filled the default one on a long script, and the JVM
-    stopped compiling (the test suite's 78-table replay: 304 s, 243 s with the larger cache)."""
-    from cdclake.spark import create_session
+    stopped compiling (the test suite's 78-table replay: 304 s, 243 s with the larger cache).
+    It maps the class archive of earlier replays (cdclake/jvm_archive.py), or writes one, and it
+    plans for a few rows (SMALL_DATA_CONF) from the start, the writing of the inputs included."""
+    from pyspark.sql import SparkSession
 
+    from cdclake import jvm_archive
+    from cdclake.spark import SMALL_DATA_CONF, classpath_jars, create_session
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
     os.environ.setdefault("CDCLAKE_TABLE_FORMAT", "parquet")
+    archive = jvm_archive.archive_options(target_dir() / "jvm", classpath_jars())
     return create_session(workspace / "warehouse", app_name="cdclake-replay",
-                          conf={"spark.sql.catalogImplementation": "in-memory"},
-                          java_options="-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m")
+                          conf={"spark.sql.catalogImplementation": "in-memory", **SMALL_DATA_CONF},
+                          java_options=f"-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m {archive}")
 
 
 def _log_table_rows(spark, table: str, column_types: dict[str, str], udts: dict) -> tuple[list[str], list[dict]]:
@@ -194,12 +207,14 @@ def replay_records(
         table_format=table_format,
     )
     generation_tables.load(spark, generation_input, table_format)
-    # the inputs were just replaced: every write is new
-    args = ["build", "--full-refresh", "--log-level", "warn"]
+    # the inputs were just replaced: every write is new. No manifest.json (nothing reads a
+    # replay's; writing it twice took some 1.5 s): the run results are written below
+    args = ["build", "--full-refresh", "--log-level", "warn", "--no-write-json"]
     if not self_checks:
         args += ["--select", *REPLAY_SELECTION, "--indirect-selection", "empty"]
     with contextlib.redirect_stdout(sys.stderr), small_data(spark):
         run = dbt.invoke_result(args, project_dir=project)
+    run.result.write(str(project / "target" / "run_results.json"))
 
     result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=bool(run.success),
                           conditional_results=list(script_result.conditional_results),

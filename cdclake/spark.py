@@ -29,10 +29,13 @@ DELTA_LOCAL_CONF = {
     "spark.databricks.delta.writeChecksumFile.enabled": "false",
 }
 # Spark sized for a few rows (cdclake replay): the big models' plans are compiled, not their
-# data; whole-stage code generation (a Java compile per stage), adaptive re-planning after each
-# shuffle and the shuffles' partitions cost more than the rows. Runtime settings: see small_data.
+# data; whole-stage code generation (a Java compile per stage), the Java compile of each
+# expression's projection, predicate and ordering (the interpreted ones instead: a
+# three-statement replay compiled some 1,900 classes, 105 with them), adaptive re-planning after
+# each shuffle and the shuffles' partitions cost more than the rows. Runtime settings: see small_data.
 SMALL_DATA_CONF = {
     "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.shuffle.partitions": "1",
 }
@@ -66,7 +69,7 @@ def extra_jars() -> list[Path]:
     return [jar.resolve() for jar in jars]
 
 
-def _classpath_jars() -> list[Path]:
+def classpath_jars() -> list[Path]:
     import pyspark
 
     return list((Path(pyspark.__file__).parent / "jars").glob("*.jar")) + extra_jars()
@@ -74,7 +77,7 @@ def _classpath_jars() -> list[Path]:
 
 def delta_jar() -> Path | None:
     """The jar that holds Delta Lake's session extension, if any is on the classpath."""
-    for jar in _classpath_jars():
+    for jar in classpath_jars():
         if "delta" not in jar.name.lower():
             continue
         try:
@@ -237,10 +240,12 @@ def remove_unfinished_table_folders(spark, warehouse: Path) -> list[Path]:
     and the folders of databases the catalog does not hold, as an in-memory catalog (``cdclake
     replay``) holds none of an earlier process's. Left there, they make the next ``create
     table`` fail with LOCATION_ALREADY_EXISTS. Safe because this process holds the warehouse
-    (target_lock.py). Returns the folders removed."""
+    (target_lock.py). Returns the folders removed. Asks with SQL, not ``spark.catalog``: under
+    SMALL_DATA_CONF's interpreted projections Spark 3.5 fails to decode the catalog's objects
+    ("argument type mismatch" building ``catalog.Table``)."""
     if not warehouse.is_dir():
         return []
-    databases = {d.name.lower() for d in spark.catalog.listDatabases()}
+    databases = {row[0].lower() for row in spark.sql("show databases").collect()}
     removed = []
     for folder in sorted(warehouse.glob("*.db")):
         database = folder.name[: -len(".db")]
@@ -249,7 +254,7 @@ def remove_unfinished_table_folders(spark, warehouse: Path) -> list[Path]:
             removed.append(folder)
             log.debug("removed %s: the folder of a database the catalog does not hold", folder)
             continue
-        tables = {t.name.lower() for t in spark.catalog.listTables(database)}
+        tables = {row.tableName.lower() for row in spark.sql(f"show tables in `{database}`").collect()}
         for child in sorted(folder.iterdir()):
             if child.is_dir() and child.name.lower() not in tables:
                 shutil.rmtree(child)

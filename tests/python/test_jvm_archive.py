@@ -1,0 +1,39 @@
+"""The replay JVM's class archive (cdclake/jvm_archive.py): which archive a JVM maps, and the
+partial archives of killed processes. That a replay writes one and the next maps it:
+test_replay_cli."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from cdclake import jvm_archive
+from cdclake.spark import classpath_jars
+
+
+def test_an_archive_is_named_after_the_java_binary_and_the_class_path(tmp_path):
+    jars = classpath_jars()
+    assert jvm_archive.fingerprint(jars) == jvm_archive.fingerprint(list(reversed(jars)))
+    assert jvm_archive.fingerprint(jars) != jvm_archive.fingerprint(jars + [tmp_path / "another.jar"])
+
+
+def test_an_existing_archive_is_mapped_with_the_jvms_archive_warnings_off(tmp_path):
+    jars = classpath_jars()
+    archive = tmp_path / f"replay-classes-{jvm_archive.fingerprint(jars)}.jsa"
+    archive.write_bytes(b"an archive")
+    assert jvm_archive.archive_options(tmp_path, jars) == f"-XX:SharedArchiveFile={archive} -Xlog:cds*=off"
+
+
+def test_partial_archives_of_processes_that_are_gone_are_deleted(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    orphan = tmp_path / f"replay-classes-0.jsa.partial-{gone}"
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        writing = tmp_path / f"replay-classes-0.jsa.partial-{running.pid}"
+        for path in (orphan, writing):
+            path.write_bytes(b"half an archive")
+        jvm_archive.remove_orphaned_partials(tmp_path)
+        assert not orphan.exists() and writing.exists()
+    finally:
+        running.kill()
+        running.wait()
