@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import logging
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-log = logging.getLogger("cdclake")
 
 WAIT_FOR_DUMP_S = 300
 # the JVM's CDS warnings (classes it cannot archive) go to its stdout, the replay's output

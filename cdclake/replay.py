@@ -26,13 +26,14 @@ from cdclake.paths import PROJECT_DIR, target_dir
 log = logging.getLogger("cdclake")
 
 # what a replay reads back (the log tables, the rejected writes, the audit), with what they are
-# built from, and the check of the one input a user may give it (the generations, --generations):
-# it stops the build and names the bad rows. The schema inputs and the log models come from the
-# CQL front door, which refused what ScyllaDB refuses: their checks (the other input checks) test
-# cdclake itself and run with the self-checks, as in every build (a three-statement replay's
-# critical path held the base-schema check, some 4 s).
-REPLAY_SELECTION = ["+path:" + str(log_models.LOG_MODELS_SUBDIR), "+cdc_rejected_writes", "+cdc_write_audit",
-                    "assert_generations_are_valid"]
+# built from. The input checks test what cdclake wrote there, so they run with the self-checks,
+# as in every build: the schemas and the log models come from the CQL front door, which refused
+# what ScyllaDB refuses, and the default generations from cdclake/generations.py (the base-schema
+# check held a three-statement replay's critical path, some 4 s, the generations' check a core
+# beside it). Generations a user gives (--generations) are checked (USER_INPUT_CHECK): a bad row
+# stops the build, named.
+REPLAY_SELECTION = ["+path:" + str(log_models.LOG_MODELS_SUBDIR), "+cdc_rejected_writes", "+cdc_write_audit"]
+USER_INPUT_CHECK = "assert_generations_are_valid"
 DEFAULT_GENERATION_AGE_MS = 3600 * 1000
 
 
@@ -150,6 +151,18 @@ def _consumer_table_rows(spark, log_tables: list[str]) -> dict[str, list[dict]]:
     return states
 
 
+def build_args(self_checks: bool, users_generations: bool) -> list[str]:
+    """The replay's dbt command: every node with ``self_checks``, else REPLAY_SELECTION and, for
+    generations the caller gave, their check. A full refresh: the inputs were just replaced, so
+    every write is new. No manifest.json (nothing reads a replay's; writing it twice took some
+    1.5 s): replay_records writes the run results."""
+    args = ["build", "--full-refresh", "--log-level", "warn", "--no-write-json"]
+    if not self_checks:
+        args += ["--select", *REPLAY_SELECTION, *([USER_INPUT_CHECK] if users_generations else []),
+                 "--indirect-selection", "empty"]
+    return args
+
+
 def replay(
     script: str,
     *,
@@ -207,13 +220,9 @@ def replay_records(
         table_format=table_format,
     )
     generation_tables.load(spark, generation_input, table_format)
-    # the inputs were just replaced: every write is new. No manifest.json (nothing reads a
-    # replay's; writing it twice took some 1.5 s): the run results are written below
-    args = ["build", "--full-refresh", "--log-level", "warn", "--no-write-json"]
-    if not self_checks:
-        args += ["--select", *REPLAY_SELECTION, "--indirect-selection", "empty"]
     with contextlib.redirect_stdout(sys.stderr), small_data(spark):
-        run = dbt.invoke_result(args, project_dir=project)
+        run = dbt.invoke_result(build_args(self_checks, users_generations=generations is not None),
+                                project_dir=project)
     run.result.write(str(project / "target" / "run_results.json"))
 
     result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=bool(run.success),

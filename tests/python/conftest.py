@@ -57,8 +57,8 @@ def spark(test_workspace):
     keeps are built by the subprocesses of test_killed_builds, test_own_keyspace, test_serve and
     test_spark_cluster, and compared there with this session's build row for row.
 
-    The session plans as a replay does (no whole-stage code generation, no adaptive re-planning;
-    cdclake.spark.SMALL_DATA_CONF), its tables being a few rows: warm builds of the example took
+    The session plans as a replay does (no whole-stage code generation, expressions interpreted,
+    no adaptive re-planning; cdclake.spark.SMALL_DATA_CONF), its tables being a few rows: warm builds of the example took
     38 s where the default settings took 44-50 s (same process, alternating). It keeps 2 shuffle
     partitions, so that a result that depends on how rows are split still shows. The subprocess
     builds (test_killed_builds, test_serve) keep `cdclake build`'s settings: their outputs equal

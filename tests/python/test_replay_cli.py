@@ -64,18 +64,25 @@ def test_refused_writes_are_reported_with_scylla_error(example_replay):
 
 def test_a_replay_builds_what_it_prints_and_checks_its_inputs(example_replay):
     """Without --self-checks: the log tables, the rejected writes and the audit with what they are
-    built from, and the check of the generations (a user's file may give them); not the other
-    marts, nor the engine's own data tests, nor the checks of what the CQL front door wrote."""
+    built from; not the other marts, nor the engine's own data tests, nor the checks of the inputs
+    cdclake wrote (the front door's schemas, the default generations)."""
     run_results = json.loads((target_dir() / "replay" / "project" / "target" / "run_results.json").read_text())
     ran = {result["unique_id"].split(".")[2]: result["status"] for result in run_results["results"]}
     printed = {"shop__orders_scylla_cdc_log", "shop__inventory_scylla_cdc_log", "shop__sessions_scylla_cdc_log",
                "cdc_rejected_writes", "cdc_write_audit"}
-    assert {name: ran.get(name) for name in printed | {"assert_generations_are_valid"}} == {
-        **{name: "success" for name in printed}, "assert_generations_are_valid": "pass"}
+    assert {name: ran.get(name) for name in printed} == {name: "success" for name in printed}
     assert {"cdc_log", "int_log_images"} <= set(ran)
     assert not {"assert_log_replays_to_base_state", "assert_processed_writes_match_the_input",
-                "cdc_generation_descriptions", "not_null_cdc_log_column_name",
-                "assert_base_schemas_are_valid", "assert_generated_models_follow_the_schemas"} & set(ran)
+                "cdc_generation_descriptions", "not_null_cdc_log_column_name", "assert_base_schemas_are_valid",
+                "assert_generated_models_follow_the_schemas", "assert_generations_are_valid"} & set(ran)
+
+
+def test_generations_a_user_gives_are_checked_even_without_self_checks():
+    from cdclake.replay import build_args
+
+    assert "assert_generations_are_valid" in build_args(self_checks=False, users_generations=True)
+    assert "assert_generations_are_valid" not in build_args(self_checks=False, users_generations=False)
+    assert "--select" not in build_args(self_checks=True, users_generations=False)
 
 
 def test_later_replays_map_the_class_archive_the_first_one_wrote(example_replay):
