@@ -196,7 +196,8 @@ def replay_records(
     """Run mutation atoms and schema records (a ScriptResult) through the CDC pipeline;
     ``generations`` as for ``replay``, or the generation tables themselves. ``self_checks``:
     ``dbt build`` the whole project, every data test included (the round trip, the audit's
-    sums); without them, only the models a replay reads back and the input checks."""
+    sums); without them, only the models a replay reads back and the check of ``generations``
+    when given (build_args)."""
     from cdclake.spark import small_data
 
     workspace = workspace or target_dir() / "replay"
