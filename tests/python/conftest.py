@@ -58,8 +58,9 @@ def spark(test_workspace):
     test_spark_cluster, and compared there with this session's build row for row.
 
     The session plans as a replay does (no whole-stage code generation, expressions interpreted,
-    no adaptive re-planning; cdclake.spark.SMALL_DATA_CONF), its tables being a few rows: warm builds of the example took
-    38 s where the default settings took 44-50 s (same process, alternating). It keeps 2 shuffle
+    no adaptive re-planning; cdclake.spark.SMALL_DATA_CONF), its tables being a few rows: warm
+    builds of the example took 38 s where the default settings took 44-50 s (same process,
+    alternating; measured before expressions were interpreted too). It keeps 2 shuffle
     partitions, so that a result that depends on how rows are split still shows. The subprocess
     builds (test_killed_builds, test_serve) keep `cdclake build`'s settings: their outputs equal
     this session's byte for byte."""
