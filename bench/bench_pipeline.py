@@ -190,13 +190,14 @@ def build(project, seconds: dict, name: str, *extra: str) -> None:
 
 def main() -> None:
     from cdclake import unchanged_inputs
-    from cdclake.spark import create_session
+    from cdclake.spark import create_session, plan_for_input_size
 
     spark = create_session(BENCH_DIR / "pipeline" / "warehouse", app_name="cdclake-bench-pipeline")
     table_format = os.environ["CDCLAKE_TABLE_FORMAT"]
     seconds: dict[str, float] = {}
     with timed(seconds, "load"):
         project, atom_count = load_inputs(spark, table_format)
+    plan_for_input_size(spark, atom_count)      # as `cdclake build` plans for its inputs
     with timed(seconds, "copy"):
         copy_job(spark, table_format)
     build(project, seconds, "full", "--full-refresh")

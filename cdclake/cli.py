@@ -125,6 +125,10 @@ def run_dbt(args: list[str]) -> int:
         if problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2
+        from cdclake.inputs import input_atoms
+        from cdclake.spark import plan_for_input_size
+
+        plan_for_input_size(spark, input_atoms(spark, dbt.project_dir_of(args), example=example))
     callbacks = []
     if spark is not None and command in COMMANDS_WITH_SUMMARY:
         from cdclake.progress import ModelRowCounts, spark_row_counter

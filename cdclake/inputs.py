@@ -1,6 +1,7 @@
 """Write the pipeline's input tables (the ``cdc_input`` source) from Python records."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 from cdclake.mutations import ATOM_COLUMNS, ATOM_SPARK_SCHEMA, Atom
@@ -173,3 +174,14 @@ class WarehouseWrites:
 
     def table_atoms(self, keyspace: str, table: str) -> list[Atom]:
         return self._atoms("keyspace_name = :keyspace and table_name = :table", {"keyspace": keyspace, "table": table})
+
+
+def input_atoms(spark, project_dir: Path, *, example: bool) -> int:
+    """How many rows the build's inputs hold: the mutation atoms (the example's seed file with
+    ``example``) and the imported log's cells. Spark's sizing follows it (spark.plan_for_input_size)."""
+    if example:
+        with (Path(project_dir) / "seeds" / "base_mutations.csv").open(encoding="utf-8") as seed:
+            return max(sum(1 for _ in seed) - 1, 0)     # its lines: a quoted line break counts twice
+    present = [name for name in ("base_mutations", "imported_log")
+               if f"{INPUT_SCHEMA}.{name}" not in missing_inputs(spark, [name])]
+    return sum(spark.table(f"{INPUT_SCHEMA}.{name}").count() for name in present)

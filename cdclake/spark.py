@@ -39,6 +39,9 @@ SMALL_DATA_CONF = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.shuffle.partitions": "1",
 }
+# a dbt command over inputs of fewer atoms than this plans as a replay does (plan_for_input_size);
+# CDCLAKE_SMALL_INPUT_ATOMS sets it (0: never)
+SMALL_INPUT_ATOMS = 50_000
 JARS_DIR = INSTALL_DIR / "jars"      # filled by the set-up (scripts/fetch_jars.sh), not committed
 JAVA_INSTALL_HINT = "sudo apt-get install -y openjdk-17-jre-headless"
 
@@ -206,6 +209,22 @@ def ship_udfs(spark, workdir: Path) -> Path:
             zf.write(source, f"python_udfs/{source.name}")
     spark.sparkContext.addPyFile(str(archive))
     return archive
+
+
+def plan_for_input_size(spark, input_atoms: int) -> bool:
+    """SMALL_DATA_CONF for the rest of the session when the inputs hold fewer than
+    SMALL_INPUT_ATOMS atoms (CDCLAKE_SMALL_INPUT_ATOMS): each model's plan then costs more than
+    its rows. A build of the example in a new process took 177 and 186 s instead of 244 and 246 s,
+    the benchmark's full build of 43,653 atoms 161 s instead of 210 s (docs/performance-history.md,
+    "Small inputs plan as a replay does"). Says which in one log line."""
+    limit = int(os.environ.get("CDCLAKE_SMALL_INPUT_ATOMS", SMALL_INPUT_ATOMS))
+    small = input_atoms < limit
+    if small:
+        for key, value in SMALL_DATA_CONF.items():
+            spark.conf.set(key, value)
+    log.info("planning: %s (%d input atoms, %s %d)", "small data" if small else "Spark's defaults",
+             input_atoms, "below" if small else "not below", limit)
+    return small
 
 
 @contextlib.contextmanager

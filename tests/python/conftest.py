@@ -62,8 +62,10 @@ def spark(test_workspace):
     builds of the example took 38 s where the default settings took 44-50 s (same process,
     alternating; measured before expressions were interpreted too). It keeps 2 shuffle
     partitions, so that a result that depends on how rows are split still shows. The subprocess
-    builds (test_killed_builds, test_serve) keep `cdclake build`'s settings: their outputs equal
-    this session's byte for byte."""
+    builds keep `cdclake build`'s settings (for the example's few rows the same small-data plans
+    with one partition, cdclake.spark.plan_for_input_size; test_spark_cluster's with Spark's
+    defaults, whole-stage code generation and adaptive execution): their outputs equal this
+    session's byte for byte."""
     from cdclake.spark import SMALL_DATA_CONF, create_session
 
     if os.environ.get("CDCLAKE_TEST_TABLE_FORMAT", "parquet") == "parquet":

@@ -97,3 +97,12 @@ def test_the_subprocess_builds_delta_and_equals_the_session_build_on_another_for
     formats = {table: table_format(rebuilt_after_kills, table) for table in example_outputs}
     assert set(formats.values()) == {"delta"}, formats
     assert os.environ["CDCLAKE_TABLE_FORMAT"] == os.environ.get("CDCLAKE_TEST_TABLE_FORMAT", "parquet")
+
+
+def test_a_build_of_few_inputs_plans_for_small_data(rebuilt_after_kills):
+    """The example's 55 atoms are below SMALL_INPUT_ATOMS: the build plans as a replay does
+    (cdclake.spark.plan_for_input_size); test_spark_cluster's build keeps Spark's defaults."""
+    from cdclake.spark import SMALL_INPUT_ATOMS
+
+    log = (rebuilt_after_kills.parent / "final.log").read_text()
+    assert f"planning: small data (55 input atoms, below {SMALL_INPUT_ATOMS})" in log

@@ -5,6 +5,7 @@ INSERTs are. On Parquet, for time: the CLI's Delta builds are test_killed_builds
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import uuid
 
 import pytest
 
+from cdclake.spark import SMALL_INPUT_ATOMS
 from conftest import REPO
 from outputs import location, table_format
 from test_load_files import DESCRIBE, LOG_HEADER, LOG_ROWS
@@ -119,6 +121,9 @@ def test_a_plain_build_writes_the_keyspaces_log_tables(own_keyspace):
     assert models == ["metrics__readings_scylla_cdc_log.sql", "metrics__sensors_scylla_cdc_log.sql",
                       "metrics__sensors_twin_scylla_cdc_log.sql"]
     assert "batch 1: 8 writes in = 7 logged + 0 not logged (tables without CDC) + 1 rejected" in build.stdout
+    # the atoms in cdc_input.base_mutations: far below the limit, the build plans for small data
+    assert re.search(rf"planning: small data \(\d+ input atoms, below {SMALL_INPUT_ATOMS}\)", build.stderr), \
+        build.stderr[-2000:]
     status = run("status")
     assert "metrics.readings: CDC on, " in status.stdout and "writes loaded: 8 (last write id 8)" in status.stdout
     assert "last dbt command: build" in status.stdout and "succeeded" in status.stdout

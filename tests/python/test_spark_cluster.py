@@ -1,7 +1,8 @@
 """The example built on a Spark standalone cluster (a master and one worker on loopback, started
 with the installed pyspark's `bin/spark-class`) through `cdclake --master`, into the warehouse
 CDCLAKE_WAREHOUSE_DIR names: every mart equals the local build's, and the executors run the UDFs
-from the zip cdclake ships, not from an install."""
+from the zip cdclake ships, not from an install. The cluster build plans as for large inputs (Spark's
+defaults): the one build of the suite that does, compared with the session's small-data plans."""
 from __future__ import annotations
 
 import os
@@ -67,7 +68,10 @@ def cluster_build(cluster):
     # the warehouse where every executor reaches it (here a folder of its own on the one disk)
     env.update(CDCLAKE_TARGET_DIR=str(work / "target"), CDCLAKE_DRIVER_MEMORY="1g", SPARK_LOCAL_IP="127.0.0.1",
                CDCLAKE_TABLE_FORMAT="parquet", DBT_LOG_PATH=str(work / "logs"),
-               CDCLAKE_WAREHOUSE_DIR=str(work / "shared" / "spark-warehouse"))
+               CDCLAKE_WAREHOUSE_DIR=str(work / "shared" / "spark-warehouse"),
+               # Spark's own planning (whole-stage code generation, adaptive execution), as for
+               # large inputs, against the session's small-data plans (conftest.spark)
+               CDCLAKE_SMALL_INPUT_ATOMS="0")
     done = subprocess.run([sys.executable, "-m", "cdclake.cli", "--master", url, "build", "--vars", "{cdc_example: true}"],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
@@ -75,8 +79,9 @@ def cluster_build(cluster):
 
 
 def test_the_cluster_build_equals_the_local_build_mart_for_mart(spark, cluster_build, example_outputs):
-    warehouse, _ = cluster_build
+    warehouse, done = cluster_build
     assert not (warehouse.parent / "target" / "spark-warehouse").exists()
+    assert "planning: Spark's defaults (55 input atoms, not below 0)" in done.stderr
     built = snapshot_files(spark, warehouse, sorted(example_outputs))
     differing = [table for table in example_outputs if built[table] != example_outputs[table]]
     assert not differing, f"tables that differ from the local build: {differing}"
