@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from _common import report
-from cdclake.paths import target_dir
+from cdclake import jvm_archive
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 TARGET_S = 30.0
@@ -32,7 +32,7 @@ INSERT INTO ks.t (pk, ck, v) VALUES (1, 2, 'x');
 # the replay's own session (cdclake/replay.py: replay_session), one table written and read
 BASELINE = """
 import os
-from cdclake.paths import target_dir
+from cdclake import jvm_archive
 from cdclake.replay import replay_session
 spark = replay_session(target_dir() / "replay")
 spark.sql("create database if not exists bench_baseline")
@@ -59,7 +59,7 @@ def main() -> None:
         script.write_text(SCRIPT)
         replay = [sys.executable, "-m", "cdclake.cli", "replay", str(script), "--format", "jsonl",
                   "--now", str(NOW_US)]
-        shutil.rmtree(target_dir() / "jvm", ignore_errors=True)
+        shutil.rmtree(jvm_archive.archive_folder(), ignore_errors=True)
         first = fastest(replay, 1)     # writes the class archive, which the baseline maps too
         baseline = fastest([sys.executable, "-c", BASELINE], RUNS)
         plain = fastest(replay, RUNS)

@@ -1,15 +1,18 @@
-"""The replay JVM's class archive (JDK 17's dynamic class-data sharing).
+"""The class archive of cdclake's JVMs (JDK 17's dynamic class-data sharing).
 
-A replay's JVM loads and verifies some 24,000 classes, most of them Spark's, and a replay is
-short: that loading is a good part of its start. The first replay on a machine (per java binary and
-class path, see ``fingerprint``) has its JVM write the classes it loaded to an archive as it exits
-(``-XX:ArchiveClassesAtExit``, some 160 MB, 10 s once); later replays map that archive
+A cdclake command's JVM loads and verifies some 24,000 classes, most of them Spark's, and a
+command such as ``cdclake status``, ``cdclake load`` or ``cdclake replay`` is short: that
+loading is a good part of its start. The first command on a machine (per java binary and class
+path, see ``fingerprint``) has its JVM write the classes it loaded to an archive as it exits
+(``-XX:ArchiveClassesAtExit``, some 160 MB, 10 s once); later commands map that archive
 (``-XX:SharedArchiveFile``) and skip loading and verifying the 15,000 classes it holds. The JVM
 checks an archive against its own version and class path and ignores one that does not match.
+The archive depends on the machine, not on the project or target folder: it lives in the user's
+cache (``archive_folder``).
 
 The archive is written under a name of its own (``.partial-<pid>``) and renamed when the JVM
-exited cleanly, so a replay never maps a half-written one; a partial archive whose process is
-gone is deleted by the next replay.
+exited cleanly, so a JVM never maps a half-written one; a partial archive whose process is
+gone (a killed command) is deleted by the next command.
 """
 from __future__ import annotations
 
@@ -26,6 +29,16 @@ WAIT_FOR_DUMP_S = 300
 QUIET = "-Xlog:cds*=off"
 
 
+def archive_folder() -> Path:
+    """Where the archives live: ``CDCLAKE_JVM_ARCHIVE_DIR``, else ``cdclake/jvm`` in the user's
+    cache (``XDG_CACHE_HOME``, else ``~/.cache``). Deleting it is always safe."""
+    override = os.environ.get("CDCLAKE_JVM_ARCHIVE_DIR")
+    if override:
+        return Path(override)
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "cdclake" / "jvm"
+
+
 def fingerprint(classpath: list[Path]) -> str:
     """What an archive is made for: the java binary and the jars on the JVM's class path."""
     java_home = os.environ.get("JAVA_HOME")
@@ -38,7 +51,7 @@ def archive_options(folder: Path, classpath: list[Path]) -> str:
     """The JVM options that map this machine's archive in ``folder``, or, without one, write it
     when the JVM exits (``finish_archive`` at this process's exit waits for that and renames it)."""
     folder.mkdir(parents=True, exist_ok=True)
-    archive = folder / f"replay-classes-{fingerprint(classpath)}.jsa"
+    archive = folder / f"classes-{fingerprint(classpath)}.jsa"
     remove_orphaned_partials(folder)
     if archive.exists():
         return f"-XX:SharedArchiveFile={archive} {QUIET}"
@@ -77,7 +90,7 @@ def finish_archive(partial: Path, archive: Path) -> None:
     session = SparkSession.getActiveSession()
     if session is not None:
         session.stop()
-    print("cdclake: writing the replay JVM's class archive (once per machine; later replays start faster)",
+    print("cdclake: writing the JVM's class archive (once per machine; later commands start faster)",
           file=sys.stderr)
     process.stdin.close()      # the JVM exits when its stdin closes (PythonGatewayServer)
     try:

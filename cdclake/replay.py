@@ -102,21 +102,20 @@ def replay_session(workspace: Path):
     optimizing compiler (C2) took a core for code that never paid back, 3-4 s of a 30 s replay.
     Its code cache is 512 MB: C1's code filled the default one on a long script, and the JVM
     stopped compiling (the test suite's 78-table replay: 304 s, 243 s with the larger cache).
-    It maps the class archive of earlier replays (cdclake/jvm_archive.py), or writes one, and it
-    plans for a few rows (SMALL_DATA_CONF) from the start, the writing of the inputs included."""
+    Like every cdclake command's, it maps the machine's class archive (cdclake/jvm_archive.py),
+    or writes one. It plans for a few rows (SMALL_DATA_CONF) from the start, the writing of the
+    inputs included."""
     from pyspark.sql import SparkSession
 
-    from cdclake import jvm_archive
-    from cdclake.spark import SMALL_DATA_CONF, classpath_jars, create_session
+    from cdclake.spark import SMALL_DATA_CONF, create_session
 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
     os.environ.setdefault("CDCLAKE_TABLE_FORMAT", "parquet")
-    archive = jvm_archive.archive_options(target_dir() / "jvm", classpath_jars())
     return create_session(workspace / "warehouse", app_name="cdclake-replay",
                           conf={"spark.sql.catalogImplementation": "in-memory", **SMALL_DATA_CONF},
-                          java_options=f"-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m {archive}")
+                          java_options="-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m")
 
 
 def _log_table_rows(spark, table: str, column_types: dict[str, str], udts: dict) -> tuple[list[str], list[dict]]:

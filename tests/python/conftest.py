@@ -12,6 +12,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 ACCEPTANCE = SHARED / "acceptance"
+# the cdclake commands the tests run share one class archive (cdclake/jvm_archive.py), in the
+# repository's target folder rather than the user's cache
+os.environ.setdefault("CDCLAKE_JVM_ARCHIVE_DIR", str(REPO / "target" / "jvm"))
 
 
 def free_port() -> int:
@@ -75,7 +78,9 @@ def spark(test_workspace):
 
     conf = {key: value for key, value in SMALL_DATA_CONF.items() if key != "spark.sql.shuffle.partitions"}
     conf["spark.sql.catalogImplementation"] = "in-memory"
-    session = create_session(test_workspace / "warehouse", app_name="cdclake-tests", shuffle_partitions=2, conf=conf)
+    # no class archive: this JVM lives the whole run, and writing one as it exits gains the run nothing
+    session = create_session(test_workspace / "warehouse", app_name="cdclake-tests", shuffle_partitions=2, conf=conf,
+                             class_archive=False)
     yield session
     session.stop()
 

@@ -1,6 +1,6 @@
-"""The replay JVM's class archive (cdclake/jvm_archive.py): which archive a JVM maps, and the
-partial archives of killed processes. That a replay writes one and the next maps it:
-test_replay_cli."""
+"""The class archive of cdclake's JVMs (cdclake/jvm_archive.py): where it lives, which archive a
+JVM maps, and the partial archives of killed processes. That a command writes one and the next
+maps it: test_replay_cli, test_own_keyspace."""
 from __future__ import annotations
 
 import subprocess
@@ -8,6 +8,17 @@ import sys
 
 from cdclake import jvm_archive
 from cdclake.spark import classpath_jars
+
+
+def test_the_archive_lives_in_the_users_cache_unless_told_otherwise(tmp_path, monkeypatch):
+    monkeypatch.delenv("CDCLAKE_JVM_ARCHIVE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert jvm_archive.archive_folder() == tmp_path / "cache" / "cdclake" / "jvm"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert jvm_archive.archive_folder() == tmp_path / ".cache" / "cdclake" / "jvm"
+    monkeypatch.setenv("CDCLAKE_JVM_ARCHIVE_DIR", str(tmp_path / "here"))
+    assert jvm_archive.archive_folder() == tmp_path / "here"
 
 
 def test_an_archive_is_named_after_the_java_binary_and_the_class_path(tmp_path):
@@ -18,7 +29,7 @@ def test_an_archive_is_named_after_the_java_binary_and_the_class_path(tmp_path):
 
 def test_an_existing_archive_is_mapped_with_the_jvms_archive_warnings_off(tmp_path):
     jars = classpath_jars()
-    archive = tmp_path / f"replay-classes-{jvm_archive.fingerprint(jars)}.jsa"
+    archive = tmp_path / f"classes-{jvm_archive.fingerprint(jars)}.jsa"
     archive.write_bytes(b"an archive")
     assert jvm_archive.archive_options(tmp_path, jars) == f"-XX:SharedArchiveFile={archive} -Xlog:cds*=off"
 
@@ -26,10 +37,10 @@ def test_an_existing_archive_is_mapped_with_the_jvms_archive_warnings_off(tmp_pa
 def test_partial_archives_of_processes_that_are_gone_are_deleted(tmp_path):
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    orphan = tmp_path / f"replay-classes-0.jsa.partial-{gone}"
+    orphan = tmp_path / f"classes-0.jsa.partial-{gone}"
     running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        writing = tmp_path / f"replay-classes-0.jsa.partial-{running.pid}"
+        writing = tmp_path / f"classes-0.jsa.partial-{running.pid}"
         for path in (orphan, writing):
             path.write_bytes(b"half an archive")
         jvm_archive.remove_orphaned_partials(tmp_path)

@@ -77,6 +77,9 @@ def own_keyspace(tmp_path_factory):
     (work / "readings.csv").write_text(READINGS_CSV)
     env = {k: v for k, v in os.environ.items() if k != "CDCLAKE_TARGET"}
     env.update(CDCLAKE_TABLE_FORMAT="parquet", CDCLAKE_PROJECT_DIR=str(project), CDCLAKE_TARGET_DIR=str(work / "target"), CDCLAKE_DRIVER_MEMORY="1g")
+    # every command's JVM maps the class archive an earlier one wrote (cdclake/jvm_archive.py):
+    # with -Xshare:on a JVM that cannot stops
+    env["JAVA_TOOL_OPTIONS"] = "-Xshare:on"
 
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "cdclake.cli", *args], cwd=work, env=env,

@@ -85,14 +85,15 @@ def test_generations_a_user_gives_are_checked_even_without_self_checks():
     assert "--select" not in build_args(self_checks=True, users_generations=False)
 
 
-def test_later_replays_map_the_class_archive_the_first_one_wrote(example_replay):
-    """The first replay on a machine leaves its JVM's class archive (cdclake/jvm_archive.py) and
-    no partial one; a later replay maps it: with -Xshare:on a JVM that cannot map it stops."""
+def test_later_replays_map_the_class_archive_an_earlier_command_wrote(example_replay):
+    """The first cdclake command on a machine (this replay, or an earlier module's command) leaves
+    its JVM's class archive (cdclake/jvm_archive.py) and no partial one; a later replay maps it:
+    with -Xshare:on a JVM that cannot map it stops."""
     from cdclake import jvm_archive
     from cdclake.spark import classpath_jars
 
-    folder = target_dir() / "jvm"
-    assert [p.name for p in folder.iterdir()] == [f"replay-classes-{jvm_archive.fingerprint(classpath_jars())}.jsa"]
+    folder = jvm_archive.archive_folder()
+    assert [p.name for p in folder.iterdir()] == [f"classes-{jvm_archive.fingerprint(classpath_jars())}.jsa"]
     script = ("CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};\n"
               "CREATE TABLE ks.t (pk int PRIMARY KEY, v int) WITH cdc = {'enabled': true};\n"
               "INSERT INTO ks.t (pk, v) VALUES (1, 2);\n")
