@@ -32,7 +32,7 @@ INSERT INTO ks.t (pk, ck, v) VALUES (1, 2, 'x');
 # the replay's own session (cdclake/replay.py: replay_session), one table written and read
 BASELINE = """
 import os
-from cdclake import jvm_archive
+from cdclake.paths import target_dir
 from cdclake.replay import replay_session
 spark = replay_session(target_dir() / "replay")
 spark.sql("create database if not exists bench_baseline")

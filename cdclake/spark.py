@@ -109,7 +109,7 @@ def create_session(
     them once, when the session first opens the metastore (at start-up, see below).
     ``java_options``: more options for the driver's JVM, after this function's own.
     ``class_archive``: the JVM maps the machine's class archive, or writes it as it exits when
-    there is none (cdclake/jvm_archive.py: a cold `cdclake status` 32-33 s against 38 s).
+    there is none (cdclake/jvm_archive.py: a cold `cdclake status` 30 s against 38 s).
 
     Holds ``warehouse_root`` for this process (target_lock.py): raises ``TargetInUseError`` when
     another process does. Sets ``CDCLAKE_TABLE_FORMAT`` (read by dbt_project.yml) to ``delta`` when Delta Lake's classes
