@@ -4,7 +4,7 @@ A cdclake command's JVM loads and verifies some 24,000 classes, most of them Spa
 command such as ``cdclake status``, ``cdclake load`` or ``cdclake replay`` is short: that
 loading is a good part of its start. The first command on a machine (per java binary and class
 path, see ``fingerprint``) has its JVM write the classes it loaded to an archive as it exits
-(``-XX:ArchiveClassesAtExit``, some 160 MB, 10 s once); later commands map that archive
+(``-XX:ArchiveClassesAtExit``, some 160-190 MB, 10-25 s once); later commands map that archive
 (``-XX:SharedArchiveFile``) and skip loading and verifying the 15,000 classes it holds. The JVM
 checks an archive against its own version and class path and ignores one that does not match.
 The archive depends on the machine, not on the project or target folder: it lives in the user's
