@@ -57,8 +57,8 @@ def spark(test_workspace):
     either catalog, and Parquet's tables and the in-memory catalog cost less fixed time (the
     shared replay's fixture took 182 and 171 s against 207 and 200 s with the Derby metastore,
     alternating, 2026-11-27). The default format, Delta, and the Derby metastore `cdclake build`
-    keeps are built by the subprocesses of test_killed_builds, test_own_keyspace, test_serve and
-    test_spark_cluster, and compared there with this session's build row for row.
+    keeps are built by the subprocesses of test_spark_cluster (a killed build and its rerun),
+    test_own_keyspace and test_serve, and compared there with this session's build row for row.
 
     The session plans as a replay does (no whole-stage code generation, expressions interpreted,
     no adaptive re-planning; cdclake.spark.SMALL_DATA_CONF), its tables being a few rows: warm
@@ -66,9 +66,10 @@ def spark(test_workspace):
     alternating; measured before expressions were interpreted too). It keeps 2 shuffle
     partitions, so that a result that depends on how rows are split still shows. The subprocess
     builds keep `cdclake build`'s settings (for the example's few rows the same small-data plans
-    with one partition, cdclake.spark.plan_for_input_size; test_spark_cluster's with Spark's
-    defaults, whole-stage code generation and adaptive execution): their outputs equal this
-    session's byte for byte."""
+    with one partition, cdclake.spark.plan_for_input_size): their outputs equal this session's
+    byte for byte. One in-process build plans with Spark's defaults (whole-stage code generation,
+    adaptive execution), test_incremental_builds' full build of a random workload, and equals the
+    same writes built in batches with the small-data plans."""
     from cdclake.spark import SMALL_DATA_CONF, create_session
 
     if os.environ.get("CDCLAKE_TEST_TABLE_FORMAT", "parquet") == "parquet":

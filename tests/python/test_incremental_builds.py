@@ -1,11 +1,12 @@
 """Incremental builds: a workload split into successive batches (each build appending writes
 with higher ids to the input) gives the outputs of one full build, table by table, on the
 example (Parquet, the session's format) and on random workloads with images and collections
-(Delta: the carried state is MERGEd). A batch that repeats processed write ids is rejected with
+(Delta: the carried state is MERGEd; their one full build on Parquet). A batch that repeats processed write ids is rejected with
 a reason, and the audit adds up over the batches."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import random
@@ -165,18 +166,38 @@ def test_a_build_stopped_before_its_ledger_runs_its_batch_again_once(spark, exam
     assert comparable_outputs(spark, batches=last_batch) == full
 
 
+def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsys):
+    """A build that finds no new writes (a scheduled run after a quiet hour) adds no batch: the
+    audit and the ledger stay as they were, and the build's summary says so."""
+    from cdclake import dbt
+    from cdclake.cli import print_build_summary
+
+    audits_before, ledger_before = audit_rows(spark), rows_of(spark.table("cdc_lake.cdc_processed_writes"))
+    assert dbt.invoke(BUILD), "a build with no new writes"
+    assert audit_rows(spark) == audits_before
+    assert rows_of(spark.table("cdc_lake.cdc_processed_writes")) == ledger_before
+    capsys.readouterr()
+    print_build_summary(spark)
+    assert f"no new writes: no batch added ({len(audits_before)} so far)" in capsys.readouterr().out
+
+
 def test_a_batch_with_processed_write_ids_is_rejected(spark, example_in_batches):
     """Writes appended with ids below the last processed one are rejected, named and counted;
-    the build goes on."""
+    the build goes on with the batch's new write, which gets the batch number after the last
+    (no build without new writes took one: the test above)."""
     from cdclake import dbt
 
     ledger = spark.table("cdc_lake.cdc_processed_writes")
     last, batches = ledger.agg({"write_id": "max"}).first()[0], ledger.agg({"batch_id": "max"}).first()[0]
+    audits_before = audit_rows(spark)
     accepted = [r.write_id for r in spark.sql(
         "select write_id from cdc_lake.cdc_processed_writes where status = 'accepted' order by write_id limit 2"
     ).collect()]
-    # two accepted writes again, under new ids below the last processed one
+    # two accepted writes again, under new ids below the last processed one, and the last one
+    # again under the next id
     append_writes_again(spark, f"write_id in ({accepted[0]}, {accepted[1]})", "-write_id")
+    repeated = ledger.where("status = 'accepted'").agg({"write_id": "max"}).first()[0]
+    append_writes_again(spark, f"write_id = {repeated}", f"cast({last + 1} as bigint)")
     assert dbt.invoke(BUILD), "late writes fail nothing: they are rejected"
 
     rejected = {r.write_id: r for r in spark.table("cdc_lake.cdc_rejected_writes").collect()}
@@ -185,40 +206,15 @@ def test_a_batch_with_processed_write_ids_is_rejected(spark, example_in_batches)
         assert rejected[write_id].error_text == (
             f"write_id: write {write_id} is not above the last processed write id {last} (batch {batches}); "
             "new writes need higher ids, or rebuild with --full-refresh")
-    audit = spark.table("cdc_lake.cdc_write_audit").where(f"batch_id = {batches + 1}").first()
-    assert (audit.input_writes, audit.rejected_writes, audit.accepted_writes, audit.log_rows) == (2, 2, 0, 0)
-    assert spark.table("cdc_lake.cdc_processed_writes").where(f"batch_id = {batches + 1}").count() == 2
+    audits = audit_rows(spark)
+    assert audits[:-1] == audits_before and audits[-1]["batch_id"] == batches + 1
+    assert [audits[-1][c] for c in ("input_writes", "rejected_writes", "accepted_writes")] == [3, 2, 1]
+    assert sorted((r.write_id, r.status) for r in ledger.where(f"batch_id = {batches + 1}").collect()) == sorted([
+        (-accepted[0], "rejected"), (-accepted[1], "rejected"), (last + 1, "accepted")])
 
 
-def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsys):
-    """A build that finds no new writes (a scheduled run after a quiet hour) adds no batch: the
-    audit and the ledger stay as they were, the build's summary says so, and the next build's
-    writes get the next batch number, counted in the audit."""
-    from cdclake import dbt
-    from cdclake.cli import print_build_summary
-
-    def audit_rows():
-        return [r.asDict() for r in spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()]
-
-    audits_before = audit_rows()
-    assert dbt.invoke(BUILD), "a build with no new writes"
-    assert audit_rows() == audits_before
-    capsys.readouterr()
-    print_build_summary(spark)
-    assert f"no new writes: no batch added ({len(audits_before)} so far)" in capsys.readouterr().out
-
-    # one more write: the last accepted one again, under the next id
-    ledger = spark.table("cdc_lake.cdc_processed_writes")
-    last = ledger.agg({"write_id": "max"}).first()[0]
-    repeated = ledger.where("status = 'accepted'").agg({"write_id": "max"}).first()[0]
-    append_writes_again(spark, f"write_id = {repeated}", f"cast({last + 1} as bigint)")
-    assert dbt.invoke(BUILD)
-
-    audits = audit_rows()
-    next_batch = audits_before[-1]["batch_id"] + 1
-    assert audits[:-1] == audits_before
-    assert (audits[-1]["batch_id"], audits[-1]["input_writes"], audits[-1]["accepted_writes"]) == (next_batch, 1, 1)
-    assert [r.batch_id for r in ledger.where(f"write_id = {last + 1}").collect()] == [next_batch]
+def audit_rows(spark) -> list[dict]:
+    return [r.asDict() for r in spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()]
 
 
 # the models that read the log's rows of a batch (and the facts replayed from them)
@@ -253,6 +249,24 @@ def test_a_batch_reads_only_the_log_rows_of_later_writes(spark, example_in_batch
 
 
 # ---- random workloads ----------------------------------------------------------------------
+
+@contextlib.contextmanager
+def sparks_own_planning(spark):
+    """Spark's defaults inside the block for the settings the session's small-data plans change
+    (cdclake.spark.SMALL_DATA_CONF), the session's own again after it."""
+    from cdclake.spark import SMALL_DATA_CONF
+
+    before = {key: spark.conf.get(key) for key in SMALL_DATA_CONF}
+    for key in SMALL_DATA_CONF:
+        spark.conf.unset(key)
+    assert (spark.conf.get("spark.sql.codegen.wholeStage"), spark.conf.get("spark.sql.adaptive.enabled"),
+            spark.conf.get("spark.sql.shuffle.partitions")) == ("true", "true", "200")
+    try:
+        yield spark
+    finally:
+        for key, value in before.items():
+            spark.conf.set(key, value)
+
 
 def workload_batch_builder(spark, script_result, workspace: Path):
     """Build a front-door workload's writes up to a cut in a scratch project (as replay does)."""
@@ -325,9 +339,11 @@ def assert_replay_rebuilt_in_place(spark, consumer_tables: list[str], batches: i
 def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace, monkeypatch):
     """Four random tables (images, collections, static columns, range deletes as drawn) and two
     rows the last batch leaves without state (`ONE_BUILD_ROWS`), their writes split into 2-5
-    batches, built on Delta: every output equals the full build's (the batches after the first
-    leave out the nodes that read only the unchanged schemas and generations), and the versions,
-    history and change feeds were built in place. Hypothesis's first example, the only one run, names
+    batches, built on Delta with the session's small-data plans: every output equals one full
+    build's on Parquet with Spark's own planning, as for large inputs (whole-stage code generation,
+    adaptive execution, 200 shuffle partitions: the one build of the suite that plans so). The
+    batches after the first leave out the nodes that read only the unchanged schemas and
+    generations, and the versions, history and change feeds were built in place. Hypothesis's first example, the only one run, names
     the five keyspaces' tables all `t`, built by the default four dbt threads: with dbt-spark's own
     incremental materialization their batches' temporary views clashed
     (macros/materializations/spark_incremental.sql)."""
@@ -360,7 +376,11 @@ def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace
     versions = sorted(r.version for r in spark.sql("describe history cdc_lake.cdc_write_audit").collect())
     assert [spark.sql(f"select count(*) from cdc_lake.cdc_write_audit version as of {v}").first()[0]
             for v in versions] == list(range(1, batches + 1))
-    full = outputs_after(spark, build_batch, [write_ids[-1]])
-    assert_same_outputs(batched, full)
     assert spark.sql("describe detail cdc_intermediate.int_base_state").first().format == "delta"
     assert spark.sql("select count(*) - count(distinct state_key) from cdc_intermediate.int_base_state").first()[0] == 0
+
+    monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "parquet")
+    with sparks_own_planning(spark):
+        full = outputs_after(spark, build_batch, [write_ids[-1]])
+    assert_same_outputs(batched, full)
+    assert spark.sql("describe detail cdc_intermediate.int_base_state").first().format == "parquet"

@@ -1,7 +1,7 @@
 """A user's own keyspace from an empty warehouse, in commands only (each a new process, as a user
 runs them): DESCRIBE output, a cluster history, a CQL script and a table export in; plain
 `cdclake build`; that keyspace's log tables out, the backfilled rows logged as the matching
-INSERTs are. On Parquet, for time: the CLI's Delta builds are test_killed_builds'."""
+INSERTs are. On Parquet, for time: the CLI's Delta builds are test_spark_cluster's."""
 from __future__ import annotations
 
 import os

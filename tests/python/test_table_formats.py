@@ -1,7 +1,7 @@
 """One warehouse, both table formats: with Delta Lake's jars the session can read and replace
 Delta tables even when it writes Parquet (``CDCLAKE_TABLE_FORMAT=parquet``), so switching a
 target folder from one format to the other needs no clean-up. (The test session writes Parquet,
-conftest.spark; the Delta build itself is in test_killed_builds.)"""
+conftest.spark; the Delta build itself is test_spark_cluster's.)"""
 from __future__ import annotations
 
 from cdclake.spark import delta_jar
