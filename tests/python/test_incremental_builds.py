@@ -1,8 +1,8 @@
 """Incremental builds: a workload split into successive batches (each build appending writes
 with higher ids to the input) gives the outputs of one full build, table by table, on the
 example (Parquet, the session's format) and on random workloads with images and collections
-(Delta: the carried state is MERGEd; their one full build on Parquet). A batch that repeats processed write ids is rejected with
-a reason, and the audit adds up over the batches."""
+(Delta: the carried state is MERGEd; their one full build on Parquet). A batch that repeats
+processed write ids is rejected with a reason, and the audit adds up over the batches."""
 from __future__ import annotations
 
 import ast
@@ -343,10 +343,10 @@ def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace
     build's on Parquet with Spark's own planning, as for large inputs (whole-stage code generation,
     adaptive execution, 200 shuffle partitions: the one build of the suite that plans so). The
     batches after the first leave out the nodes that read only the unchanged schemas and
-    generations, and the versions, history and change feeds were built in place. Hypothesis's first example, the only one run, names
-    the five keyspaces' tables all `t`, built by the default four dbt threads: with dbt-spark's own
-    incremental materialization their batches' temporary views clashed
-    (macros/materializations/spark_incremental.sql)."""
+    generations, and the versions, history and change feeds were built in place. Hypothesis's
+    first example, the only one run, names the five keyspaces' tables all `t`, built by the
+    default four dbt threads: with dbt-spark's own incremental materialization their batches'
+    temporary views clashed (macros/materializations/spark_incremental.sql)."""
     from cdclake.cql.interpreter import run_script
     from test_random_workloads import script_of
 
