@@ -70,11 +70,14 @@ def main(argv: list[str]) -> int:
     if argv:
         print(__doc__, file=sys.stderr)
         return 2
-    from cdclake.paths import target_dir
-    from cdclake.spark import create_session
+    from cdclake.inputs import input_atoms
+    from cdclake.paths import PROJECT_DIR, target_dir
+    from cdclake.spark import create_session, plan_for_input_size
 
     results_file = target_dir() / "run_results.json"
     run_results = json.loads(results_file.read_text()) if results_file.exists() else None
     spark = create_session(target_dir())
+    # its queries read the inputs and what builds made of them: sized as a build of them is
+    plan_for_input_size(spark, input_atoms(spark, PROJECT_DIR, example=False))
     print("\n".join(status_lines(spark, run_results)))
     return 0

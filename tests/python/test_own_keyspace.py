@@ -129,6 +129,7 @@ def test_a_plain_build_writes_the_keyspaces_log_tables(own_keyspace):
         build.stderr[-2000:]
     status = run("status")
     assert "metrics.readings: CDC on, " in status.stdout and "writes loaded: 8 (last write id 8)" in status.stdout
+    assert "planning: small data" in status.stderr      # sized for its warehouse, as the build was
     assert "last dbt command: build" in status.stdout and "succeeded" in status.stdout
 
 
