@@ -181,8 +181,8 @@ def replay_main(argv: list[str]) -> int:
         print(f"{args.script}: {e}", file=sys.stderr)
         return 2
 
-    for output in result.descriptions + result.conditional_results:
-        print(output, file=sys.stderr)
+    for outcome in sorted(result.descriptions + result.conditional_results, key=lambda o: o.index):
+        print(outcome, file=sys.stderr)
     for error in result.statement_errors:
         print(f"error: {error}", file=sys.stderr)
     for w in result.rejected_writes:

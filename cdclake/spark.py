@@ -235,19 +235,29 @@ def plan_for_input_size(spark, input_atoms: int) -> bool:
 
 
 @contextlib.contextmanager
-def small_data(spark):
-    """SMALL_DATA_CONF on ``spark`` inside the block, the session's own settings again after it."""
-    before = {key: spark.conf.get(key, None) for key in SMALL_DATA_CONF}
-    for key, value in SMALL_DATA_CONF.items():
-        spark.conf.set(key, value)
+def session_settings(spark, settings: dict[str, str | None]):
+    """``settings`` on ``spark`` inside the block (None: the setting unset, Spark's default),
+    the session's own again after it."""
+    before = {key: spark.conf.get(key, None) for key in settings}
     try:
+        for key, value in settings.items():
+            set_or_unset(spark, key, value)
         yield spark
     finally:
         for key, value in before.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
+            set_or_unset(spark, key, value)
+
+
+def set_or_unset(spark, key: str, value: str | None) -> None:
+    if value is None:
+        spark.conf.unset(key)
+    else:
+        spark.conf.set(key, value)
+
+
+def small_data(spark):
+    """SMALL_DATA_CONF on ``spark`` inside the block, the session's own settings again after it."""
+    return session_settings(spark, SMALL_DATA_CONF)
 
 
 def silence_hive_alter_errors(spark) -> None:

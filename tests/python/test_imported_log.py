@@ -1,22 +1,20 @@
 """A real cluster's log in (`cdclake load log`): our own logs exported the way cqlsh prints them
 (`COPY ks.t_scylla_cdc_log TO`, cqlsh's formatter: cqlsh_export), imported into a warehouse that
 holds the schemas and nothing else, build the same consumer tables (state, history, change feed)
-as the produced logs did. The logs: the example's (example_build) and those of the shared replay
-(the 51 documentation cases, ScyllaDB's corners, the consumer cases: every CQL type and
-operation the front door takes)."""
+as the produced logs did. The logs: those of the shared replay (the 51 documentation cases,
+ScyllaDB's corners, the consumer cases: every CQL type and operation the front door takes), in
+one `cdclake build` of the warehouse, whose state tables are taken at the newest change of all
+its logs, as the replay's were."""
 from __future__ import annotations
 
-import ast
 import contextlib
 import sys
 
 import pytest
 
-from cdclake.consumer_models import KINDS, consumer_model_name
 from cdclake.log_columns import keyspace_user_types, log_table_columns
 from cdclake.log_load import load_log_text
 from cqlsh_export import export_log_table
-from outputs import rows_of
 
 LOG_SUFFIX = "_scylla_cdc_log"
 KEY = "'it''s \\\\ \"x\"'"     # a clustering key with a quote, a backslash and double quotes
@@ -39,25 +37,6 @@ UPDATE exports.every SET l = l + ['y'], m['s'] = {{x: -0.0}}, st = st - {{0.5}},
     tx = 'za\u017c\u00f3\u0142\u0107\u00a0\u0001' WHERE k = 1 AND c = {KEY};
 DELETE l[0], s FROM exports.every WHERE k = 1 AND c = {KEY};
 """
-
-
-def example_log_cells(example_outputs) -> list[dict]:
-    """The example build's cdc_log rows (outputs keep them as the repr of their plain values)."""
-    cells = []
-    for text in example_outputs["cdc_lake.cdc_log"]:
-        row = dict(ast.literal_eval(text))
-        row["cdc$stream_id"] = bytes.fromhex(row["cdc$stream_id"])
-        cells.append(row)
-    return cells
-
-
-def example_schema():
-    from cdclake.log_models import SCHEMA_INPUTS, _csv_rows
-    from cdclake.paths import PROJECT_DIR
-    from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, record_from_row
-
-    return tuple([record_from_row(record_class, row) for row in _csv_rows(PROJECT_DIR / "seeds" / f"{name}.csv")]
-                 for name, record_class in zip(SCHEMA_INPUTS, (BaseTable, BaseColumn, BaseTypeField)))
 
 
 def log_columns_of(schema) -> dict[str, list]:
@@ -88,19 +67,17 @@ def exports(cells: list[dict], schema) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def imported(example_outputs, shared_replay, spark, test_workspace):
-    """The example's and the shared replay's logs exported, then loaded with `cdclake load log`
-    into a warehouse holding only their schemas, and built. Returns the produced log cells, the
-    consumer tables' rows of both builds and the load's exit code."""
+def imported(shared_replay, spark, test_workspace):
+    """The shared replay's logs exported, then loaded with `cdclake load log` into a warehouse
+    holding only their schemas, and built (the consumer tables and what they read). Returns the
+    produced log cells, the consumer tables' rows of both builds and the load's exit code."""
     from cdclake import dbt, inputs
     from cdclake.load_cli import load_log_files
     from cdclake.log_models import write_log_models
     from cdclake.replay import _consumer_table_rows, prepare_scratch_project
 
     result, _ = shared_replay
-    example = example_schema()
-    schema = tuple(list(a) + list(b) for a, b in zip(example, result.schema))
-    cells = example_log_cells(example_outputs) + [c for c in result.log_cells if c["keyspace_name"] != "shop"]
+    schema, cells = result.schema, result.log_cells
     files = exports(cells, schema)
     folder = test_workspace / "imported_log"
     folder.mkdir(exist_ok=True)
@@ -117,30 +94,12 @@ def imported(example_outputs, shared_replay, spark, test_workspace):
         code = load_log_files(spark, pairs, schema)       # `cdclake load log` with every pair
     project = prepare_scratch_project(test_workspace / "imported_log_build")
     log_tables = write_log_models(project, tables, columns=columns, types=types)
-    # the replay's state tables are built once, by the as-of build below
-    replay_states = [consumer_model_name(*table[: -len(LOG_SUFFIX)].split("."), "state") for table in log_tables
-                     if not table.startswith("shop.")]
     with contextlib.redirect_stdout(sys.stderr):
         run = dbt.invoke_result(["build", "--full-refresh", "--select", "+path:models/marts/consumer_tables",
-                                 "--exclude", *replay_states, "--log-level", "warn"], project_dir=project)
+                                 "--log-level", "warn"], project_dir=project)
     assert run.success, "the build of the imported logs failed"
-    example_consumers = [table for table in example_outputs if table.startswith("shop.")
-                         and table.rsplit("_", 1)[1] in KINDS]
-    produced = {table: example_outputs[table] for table in example_consumers}
-    produced.update({table: sorted(map(repr, rows)) for table, rows in result.consumer_rows.items()})
-    built = {table: rows_of(spark.table(table)) for table in example_consumers}
-    # the state tables default to the state at the newest change of all logs, the example's
-    # here: the replay's were built at its own newest change
-    replay_newest = spark.sql("select max(ts) from cdc_intermediate.int_log_replay_facts "
-                              "where keyspace_name != 'shop'").first()[0]
-    with contextlib.redirect_stdout(sys.stderr):
-        run = dbt.invoke_result(["build", "--select", "int_log_replay_cells+", "--exclude",
-                                 *(table.replace(".", "__") for table in example_consumers),
-                                 "--vars", f"{{as_of_us: {replay_newest}}}", "--log-level", "warn"],
-                                project_dir=project)
-    assert run.success, "the as-of build of the imported logs' state tables failed"
-    built.update({table: sorted(map(repr, rows)) for table, rows in _consumer_table_rows(spark, log_tables).items()
-                  if not table.startswith("shop.")})
+    produced = {table: sorted(map(repr, rows)) for table, rows in result.consumer_rows.items()}
+    built = {table: sorted(map(repr, rows)) for table, rows in _consumer_table_rows(spark, log_tables).items()}
     exported = exported_cells(cells, schema)
     dropped_since = {f"{c['keyspace_name']}.{c['table_name']}" for c in cells if c not in exported}
     return {"cells": exported, "dropped_since": dropped_since, "files": files, "code": code,

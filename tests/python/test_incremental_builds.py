@@ -254,18 +254,12 @@ def test_a_batch_reads_only_the_log_rows_of_later_writes(spark, example_in_batch
 def sparks_own_planning(spark):
     """Spark's defaults inside the block for the settings the session's small-data plans change
     (cdclake.spark.SMALL_DATA_CONF), the session's own again after it."""
-    from cdclake.spark import SMALL_DATA_CONF
+    from cdclake.spark import SMALL_DATA_CONF, session_settings
 
-    before = {key: spark.conf.get(key) for key in SMALL_DATA_CONF}
-    for key in SMALL_DATA_CONF:
-        spark.conf.unset(key)
-    assert (spark.conf.get("spark.sql.codegen.wholeStage"), spark.conf.get("spark.sql.adaptive.enabled"),
-            spark.conf.get("spark.sql.shuffle.partitions")) == ("true", "true", "200")
-    try:
+    with session_settings(spark, dict.fromkeys(SMALL_DATA_CONF)):
+        assert (spark.conf.get("spark.sql.codegen.wholeStage"), spark.conf.get("spark.sql.adaptive.enabled"),
+                spark.conf.get("spark.sql.shuffle.partitions")) == ("true", "true", "200")
         yield spark
-    finally:
-        for key, value in before.items():
-            spark.conf.set(key, value)
 
 
 def workload_batch_builder(spark, script_result, workspace: Path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cdclake.spark import SMALL_DATA_CONF, remove_unfinished_table_folders, small_data
+from cdclake.spark import SMALL_DATA_CONF, remove_unfinished_table_folders, session_settings, small_data
 
 
 def test_small_data_settings_hold_inside_the_block_and_the_own_ones_come_back(spark):
@@ -13,6 +13,15 @@ def test_small_data_settings_hold_inside_the_block_and_the_own_ones_come_back(sp
     with small_data(spark):
         assert {key: spark.conf.get(key) for key in SMALL_DATA_CONF} == SMALL_DATA_CONF
     assert {key: spark.conf.get(key, None) for key in SMALL_DATA_CONF} == before
+
+
+def test_settings_unset_inside_the_block_take_sparks_defaults_and_come_back(spark):
+    before = {key: spark.conf.get(key) for key in ("spark.sql.shuffle.partitions", "spark.sql.codegen.wholeStage")}
+    assert before == {"spark.sql.shuffle.partitions": "2", "spark.sql.codegen.wholeStage": "false"}
+    with session_settings(spark, {"spark.sql.shuffle.partitions": None, "spark.sql.codegen.wholeStage": "true"}):
+        assert spark.conf.get("spark.sql.shuffle.partitions") == "200"
+        assert spark.conf.get("spark.sql.codegen.wholeStage") == "true"
+    assert {key: spark.conf.get(key) for key in before} == before
 
 
 def test_folders_the_catalog_does_not_hold_go_and_its_tables_stay(spark):
