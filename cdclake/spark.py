@@ -39,6 +39,9 @@ SMALL_DATA_CONF = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.shuffle.partitions": "1",
 }
+# a cdclake session's shuffle partitions: its plans for inputs that are not small (adaptive
+# execution coalesces them further)
+SHUFFLE_PARTITIONS = 4
 # a dbt command over inputs of fewer atoms than this plans as a replay does (plan_for_input_size);
 # CDCLAKE_SMALL_INPUT_ATOMS sets it (0: never)
 SMALL_INPUT_ATOMS = 50_000
@@ -95,7 +98,7 @@ def delta_jar() -> Path | None:
 def create_session(
     warehouse_root: Path,
     app_name: str = "cdclake",
-    shuffle_partitions: int = 4,
+    shuffle_partitions: int = SHUFFLE_PARTITIONS,
     thrift_single_session: bool = False,
     conf: dict[str, str] | None = None,
     java_options: str = "",

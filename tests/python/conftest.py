@@ -67,7 +67,7 @@ def spark(test_workspace):
     partitions, so that a result that depends on how rows are split still shows. The subprocess
     builds keep `cdclake build`'s settings (for the example's few rows the same small-data plans
     with one partition, cdclake.spark.plan_for_input_size): their outputs equal this session's
-    byte for byte. One in-process build plans with Spark's defaults (whole-stage code generation,
+    byte for byte. One in-process build plans as for large inputs (whole-stage code generation,
     adaptive execution), test_incremental_builds' full build of a random workload, and equals the
     same writes built in batches with the small-data plans."""
     from cdclake.spark import SMALL_DATA_CONF, create_session

@@ -251,14 +251,16 @@ def test_a_batch_reads_only_the_log_rows_of_later_writes(spark, example_in_batch
 # ---- random workloads ----------------------------------------------------------------------
 
 @contextlib.contextmanager
-def sparks_own_planning(spark):
-    """Spark's defaults inside the block for the settings the session's small-data plans change
-    (cdclake.spark.SMALL_DATA_CONF), the session's own again after it."""
-    from cdclake.spark import SMALL_DATA_CONF, session_settings
+def large_input_planning(spark):
+    """Inside the block, the plans of a `cdclake build` whose inputs are not small: the session's
+    own settings, which plan_for_input_size keeps (whole-stage code generation, expressions
+    compiled, adaptive execution, cdclake.spark.SHUFFLE_PARTITIONS); the test session's after it."""
+    from cdclake.spark import SHUFFLE_PARTITIONS, SMALL_DATA_CONF, session_settings
 
-    with session_settings(spark, dict.fromkeys(SMALL_DATA_CONF)):
+    large = dict.fromkeys(SMALL_DATA_CONF) | {"spark.sql.shuffle.partitions": str(SHUFFLE_PARTITIONS)}
+    with session_settings(spark, large):
         assert (spark.conf.get("spark.sql.codegen.wholeStage"), spark.conf.get("spark.sql.adaptive.enabled"),
-                spark.conf.get("spark.sql.shuffle.partitions")) == ("true", "true", "200")
+                spark.conf.get("spark.sql.shuffle.partitions")) == ("true", "true", str(SHUFFLE_PARTITIONS))
         yield spark
 
 
@@ -334,8 +336,8 @@ def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace
     """Four random tables (images, collections, static columns, range deletes as drawn) and two
     rows the last batch leaves without state (`ONE_BUILD_ROWS`), their writes split into 2-5
     batches, built on Delta with the session's small-data plans: every output equals one full
-    build's on Parquet with Spark's own planning, as for large inputs (whole-stage code generation,
-    adaptive execution, 200 shuffle partitions: the one build of the suite that plans so). The
+    build's on Parquet planned as for large inputs (whole-stage code generation, adaptive
+    execution, four shuffle partitions: the one build of the suite that plans so). The
     batches after the first leave out the nodes that read only the unchanged schemas and
     generations, and the versions, history and change feeds were built in place. Hypothesis's
     first example, the only one run, names the five keyspaces' tables all `t`, built by the
@@ -374,7 +376,7 @@ def test_random_workloads_in_batches_equal_one_build(data, spark, test_workspace
     assert spark.sql("select count(*) - count(distinct state_key) from cdc_intermediate.int_base_state").first()[0] == 0
 
     monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "parquet")
-    with sparks_own_planning(spark):
+    with large_input_planning(spark):
         full = outputs_after(spark, build_batch, [write_ids[-1]])
     assert_same_outputs(batched, full)
     assert spark.sql("describe detail cdc_intermediate.int_base_state").first().format == "parquet"

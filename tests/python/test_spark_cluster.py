@@ -9,8 +9,7 @@ read from its folder, must equal those of the example build this test session ma
 again gives an uninterrupted build's outputs, the cluster's executors the local session's, and
 Delta tables Parquet's (the session's format). The executors run the UDFs from the zip cdclake
 ships, not from an install, and write where CDCLAKE_WAREHOUSE_DIR says. (The one build of the
-suite that plans with Spark's defaults, as for large inputs, is test_incremental_builds' full
-build of a random workload.)
+suite that plans as for large inputs is test_incremental_builds' full build of a random workload.)
 """
 from __future__ import annotations
 
