@@ -3,8 +3,8 @@
 holds the schemas and nothing else, build the same consumer tables (state, history, change feed)
 as the produced logs did. The logs: those of the shared replay (the 51 documentation cases,
 ScyllaDB's corners, the consumer cases: every CQL type and operation the front door takes), in
-one `cdclake build` of the warehouse, whose state tables are taken at the newest change of all
-its logs, as the replay's were."""
+one build of the consumer tables and what they read, whose state tables are taken at the newest
+change of all its logs, as the replay's were."""
 from __future__ import annotations
 
 import contextlib
