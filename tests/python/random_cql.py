@@ -1,11 +1,14 @@
 """Hypothesis strategies for random CDC workloads: a random table (keys, static and regular
 columns of atomic, frozen, collection and user types, random CDC options) and a random sequence
 of INSERT / UPDATE / DELETE / BATCH statements over a small key space, so that writes collide,
-overwrite and delete each other. Used by test_random_workloads.py."""
+overwrite and delete each other. Used by test_random_workloads.py; first_draw, by the tests that
+build one drawn input."""
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
+from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 
 REGULAR_TYPES = ["int", "text", "bigint", "boolean", "frozen<list<int>>", "tuple<int, text>",
@@ -158,3 +161,12 @@ def random_statements(draw, table: RandomTable, now_us: int) -> list[str]:
         else:
             statements.append(write())
     return statements
+
+
+def first_draw(strategy, condition, seed: int):
+    """The first example of ``strategy`` drawn from ``seed`` that meets ``condition``, not
+    shrunk: a test that builds one input cannot run Hypothesis's own examples, whose first is
+    always the simplest."""
+    return find(strategy, condition, random=random.Random(seed),
+                settings=settings(phases=[Phase.generate], max_examples=1000, database=None, deadline=None,
+                                  suppress_health_check=list(HealthCheck)))

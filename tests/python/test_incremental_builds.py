@@ -14,11 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 
 from outputs import rows_of, snapshot
-from random_cql import random_statements, random_tables
+from random_cql import first_draw, random_statements, random_tables
 
 NOW_US = 1_700_000_000_000_000
 STEP_US = 1000
@@ -357,9 +356,7 @@ DEFAULT_SEED = 29
 def drawn_workload(seed: int) -> list[tuple]:
     """The first workload drawn from ``seed`` that has_what_batches_must_carry (not shrunk:
     Hypothesis's first example, its simplest, has none of it)."""
-    return find(random_workloads(), has_what_batches_must_carry, random=random.Random(seed),
-                settings=settings(phases=[Phase.generate], max_examples=1000, database=None, deadline=None,
-                                  suppress_health_check=list(HealthCheck)))
+    return first_draw(random_workloads(), has_what_batches_must_carry, seed)
 
 
 def test_random_workloads_in_batches_equal_one_build(spark, test_workspace, monkeypatch):

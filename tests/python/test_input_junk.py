@@ -21,12 +21,12 @@ import uuid
 from dataclasses import replace
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
 from cdclake.mutations import ATOM_COLUMNS, Atom
 from outputs import rows_of
+from random_cql import first_draw
 
 sys.path.insert(0, str(REPO / "scripts"))
 from build_example_seeds import example_atoms  # noqa: E402
@@ -172,10 +172,8 @@ def drawn_junk(seed: int) -> list[Atom]:
     """The first junk drawn from ``seed`` with junk in at least six columns and several writes
     (not shrunk: Hypothesis's first example, its simplest, is eight atoms whose only junk is
     a null write id)."""
-    atoms, _ = find(junk_atoms(), lambda drawn: len(drawn[1]) >= 6 and len({a.write_id for a in drawn[0]}) >= 3,
-                    random=random.Random(seed),
-                    settings=settings(phases=[Phase.generate], max_examples=1000, database=None, deadline=None,
-                                      suppress_health_check=list(HealthCheck)))
+    atoms, _ = first_draw(junk_atoms(), lambda drawn: len(drawn[1]) >= 6 and len({a.write_id for a in drawn[0]}) >= 3,
+                          seed)
     return atoms
 
 
