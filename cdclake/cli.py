@@ -129,12 +129,13 @@ def run_dbt(args: list[str]) -> int:
         from cdclake.spark import plan_for_input_size
 
         plan_for_input_size(spark, input_atoms(spark, dbt.project_dir_of(args), example=example))
-    callbacks = []
     if spark is not None and command in COMMANDS_WITH_SUMMARY:
         from cdclake.progress import ModelRowCounts, spark_row_counter
 
-        callbacks.append(ModelRowCounts(spark_row_counter(spark)))
-    result = dbt.invoke_result(args, callbacks=callbacks)
+        with ModelRowCounts(spark_row_counter(spark)) as row_counts:
+            result = dbt.invoke_result(args, callbacks=[row_counts])
+    else:
+        result = dbt.invoke_result(args)
     if result.success and spark is not None and command in COMMANDS_WITH_SUMMARY:
         print_build_summary(spark)
     if not result.success and spark is not None:
