@@ -74,8 +74,6 @@ def invoke_result(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: l
     result = dbtRunner(callbacks=callbacks or []).invoke(with_project_defaults(run_args, project_dir))
     if plan and result.success:
         unchanged_inputs.record_build(plan, project_dir)
-    elif plan:
-        unchanged_inputs.forget_builds(project_dir)
     if result.exception is not None:
         raise result.exception
     return result

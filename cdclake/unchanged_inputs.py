@@ -10,7 +10,10 @@ those inputs as it started (each table's Delta id and version), the nodes that r
 and the digest of the project, profile, environment and variables it ran with. The next build
 of the same project skips those nodes when the digest is the same, every input is at its
 recorded version and their tables are there; anything else (Parquet tables, `--full-refresh`, a
-selection, a changed project or input, a failed build before) runs every node.
+selection, a changed project or input, a build before that failed or was stopped) runs every node.
+
+When the other inputs (the writes, the imported logs) are at their recorded versions too, no
+node could change anything: the build runs none (a scheduled build after a quiet hour).
 """
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ log = logging.getLogger("cdclake")
 
 RECORD_NAME = "cdclake_unchanged_inputs.json"
 SLOW_MOVING = "when_changed"             # sources' meta `cdclake_rebuild`
+ABSENT = "absent"                        # the version of an input table that is not there
+WRITING_COMMANDS = ("build", "run", "seed", "snapshot")
 SELECTION_FLAGS = ("--select", "-s", "--models", "-m", "--exclude", "--selector", "--resource-type",
                    "--resource-types", "--exclude-resource-type", "--exclude-resource-types", "--inline",
                    "--indirect-selection")
@@ -38,6 +43,7 @@ class BuildPlan:
     args: list[str]
     digest: str
     versions_before: dict[str, str]
+    writes_before: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
 
 
@@ -48,20 +54,36 @@ def dbt_target_path(project_dir: Path) -> Path:
 
 def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
     """The plan of a `build` command on the embedded session, or None (another command, or a
-    selection of the user's: it neither skips nor records)."""
-    if spark is None or not args or args[0] != "build" \
+    selection of the user's: it neither skips nor records). Any command that writes tables
+    forgets the record as it starts (a plain build records again when it succeeds): one that
+    fails, is stopped, or selects models (with other `--vars`, say) leaves none behind."""
+    if not args or args[0] not in WRITING_COMMANDS:
+        return None
+    target = dbt_target_path(project_dir)
+    record = _read_json(target / RECORD_NAME)
+    forget_builds(project_dir)
+    if spark is None or args[0] != "build" \
             or any(option_value(args, flag) is not None for flag in SELECTION_FLAGS) \
             or os.environ.get("CDCLAKE_TABLE_FORMAT") != "delta":
         return None
-    target = dbt_target_path(project_dir)
+    manifest = _read_json(target / "manifest.json")
+    slow = set(_slow_moving_sources(manifest).values())
+    versions = table_versions(spark, _sources(manifest))
     plan = BuildPlan(args=list(args), digest=_digest(args, project_dir),
-                     versions_before=table_versions(spark, _slow_moving_sources(_read_json(target / "manifest.json"))))
-    record = _read_json(target / RECORD_NAME)
+                     versions_before={t: v for t, v in versions.items() if t in slow},
+                     writes_before={t: v for t, v in versions.items() if t not in slow})
     if "--full-refresh" in args or not record or record.get("digest") != plan.digest:
         return plan
     if not record["inputs"] or record["inputs"] != plan.versions_before:
         return plan
     if not all(spark.catalog.tableExists(relation) for relation in record["relations"]):
+        return plan
+    if record.get("writes") and record["writes"] == plan.writes_before \
+            and all(spark.catalog.tableExists(relation) for relation in record["all_relations"]):
+        plan.skipped = list(record["all_nodes"])
+        plan.args += ["--exclude", *plan.skipped, "--indirect-selection", "empty"]
+        log.info("no input changed since the last build (its %d cdc_input tables at the same Delta versions): "
+                 "none of its %d models and tests runs (--full-refresh runs them)", len(versions), len(plan.skipped))
         return plan
     plan.skipped = list(record["nodes"])
     if plan.skipped:
@@ -74,7 +96,8 @@ def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
 
 
 def forget_builds(project_dir: Path) -> None:
-    """After a failed build: no record, so the next build runs every node."""
+    """No record, so the next build runs every node: done as a build starts (it records again
+    when it succeeds), so that one that fails or is stopped leaves none."""
     (dbt_target_path(project_dir) / RECORD_NAME).unlink(missing_ok=True)
 
 
@@ -89,13 +112,17 @@ def record_build(plan: BuildPlan, project_dir: Path) -> None:
     if not sources or set(plan.versions_before) != set(sources.values()):
         forget_builds(project_dir)
         return
-    nodes = _nodes_reading_only(manifest, set(sources))
+    every_node = {unique_id for unique_id, node in manifest["nodes"].items()
+                  if node["resource_type"] in ("model", "test", "seed", "snapshot")
+                  and node["config"].get("materialized") != "ephemeral"}
+    all_inputs_delta = set(plan.versions_before) | set(plan.writes_before) == set(_sources(manifest).values())
     record = {
         "digest": plan.digest,
         "inputs": plan.versions_before,
-        "nodes": sorted(manifest["nodes"][n]["name"] for n in nodes),
-        "relations": sorted(f"{manifest['nodes'][n]['schema']}.{manifest['nodes'][n]['alias']}" for n in nodes
-                            if manifest["nodes"][n]["resource_type"] == "model"),
+        **_names_and_relations(manifest, _nodes_reading_only(manifest, set(sources))),
+        # every input's version: when none moved, the next build runs no node
+        "writes": plan.writes_before if all_inputs_delta else {},
+        **{f"all_{key}": value for key, value in _names_and_relations(manifest, every_node).items()},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1))
@@ -103,28 +130,44 @@ def record_build(plan: BuildPlan, project_dir: Path) -> None:
 
 def table_versions(spark, tables: dict[str, str]) -> dict[str, str]:
     """``relation -> "delta id:version"`` of each Delta table of ``tables`` (source id ->
-    relation); tables that are not Delta (or not there) are left out."""
+    relation), ``"absent"`` for those not there (a keyspace without imported logs); tables that
+    are not Delta (or not readable) are left out: their changes are not known."""
     versions = {}
     for relation in tables.values():
         try:
+            if not spark.catalog.tableExists(relation):
+                versions[relation] = ABSENT
+                continue
             detail = spark.sql(f"describe detail {relation}").select("format", "id").first()
             if detail is None or detail["format"] != "delta":
                 continue
             version = spark.sql(f"describe history {relation} limit 1").select("version").first()["version"]
-        except Exception:  # noqa: BLE001 - missing or unreadable: it does not count as unchanged
+        except Exception:  # noqa: BLE001 - unreadable: it does not count as unchanged
             continue
         versions[relation] = f"{detail['id']}:{version}"
     return versions
 
 
+def _names_and_relations(manifest: dict, nodes: set[str]) -> dict[str, list[str]]:
+    """``nodes`` (unique ids) by name, and the relations of the models among them."""
+    return {"nodes": sorted(manifest["nodes"][n]["name"] for n in nodes),
+            "relations": sorted(f"{manifest['nodes'][n]['schema']}.{manifest['nodes'][n]['alias']}" for n in nodes
+                                if manifest["nodes"][n]["resource_type"] == "model")}
+
+
+def _sources(manifest: dict | None) -> dict[str, str]:
+    """Every source of a manifest: source id -> relation (``schema.identifier``)."""
+    return {source_id: f"{source['schema']}.{source['identifier']}"
+            for source_id, source in (manifest or {}).get("sources", {}).items()}
+
+
 def _slow_moving_sources(manifest: dict | None) -> dict[str, str]:
     """The slow-moving sources of a manifest: source id -> relation (``schema.identifier``)."""
-    if not manifest:
-        return {}
-    return {source_id: f"{source['schema']}.{source['identifier']}"
-            for source_id, source in manifest["sources"].items()
-            if {**source.get("meta", {}), **source.get("config", {}).get("meta", {})}.get("cdclake_rebuild")
-            == SLOW_MOVING}
+    def meta(source: dict) -> dict:
+        return {**source.get("meta", {}), **source.get("config", {}).get("meta", {})}
+
+    return {source_id: relation for source_id, relation in _sources(manifest).items()
+            if meta(manifest["sources"][source_id]).get("cdclake_rebuild") == SLOW_MOVING}
 
 
 def _nodes_reading_only(manifest: dict, sources: set[str]) -> set[str]:

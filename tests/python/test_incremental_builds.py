@@ -318,6 +318,18 @@ def assert_left_out_nodes_reading_only_schemas_and_generations(project: Path) ->
     assert sorted(nodes - ran) == left_out, "the nodes left out are those that read only unchanged inputs"
 
 
+def assert_no_input_moved_runs_no_node(spark, project: Path, outputs: dict[str, list[str]], batches: int) -> None:
+    """A build after the last one with no input moved (no new writes, the same schemas and
+    generations) runs no model or test (cdclake/unchanged_inputs.py) and leaves every output
+    as it was."""
+    from cdclake import dbt
+
+    result = dbt.invoke_result(BUILD, project_dir=project)
+    assert result.success
+    assert [r.node.name for r in result.result.results if r.node.resource_type in ("model", "test", "seed")] == []
+    assert comparable_outputs(spark, batches) == outputs
+
+
 def assert_replay_rebuilt_in_place(spark, consumer_tables: list[str], batches: int) -> None:
     """After the first build, each build changed the versions and the history and change-feed
     tables in place, not as new tables: the recomputed partitions' rows deleted (a MERGE, or
@@ -407,6 +419,7 @@ def test_random_workloads_in_batches_equal_one_build(spark, test_workspace, monk
             for v in versions] == list(range(1, batches + 1))
     assert spark.sql("describe detail cdc_intermediate.int_base_state").first().format == "delta"
     assert spark.sql("select count(*) - count(distinct state_key) from cdc_intermediate.int_base_state").first()[0] == 0
+    assert_no_input_moved_runs_no_node(spark, test_workspace / "incremental_replay" / "project", batched, batches)
 
     monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "parquet")
     with large_input_planning(spark):

@@ -110,8 +110,47 @@ def test_a_missing_table_a_full_refresh_or_a_failed_build_runs_every_node(projec
     built(project_dir)
     assert built(project_dir, session=FakeSession(missing={"s.int_slow"})) == []
     assert built(project_dir, ["build", "--full-refresh"]) == []
-    unchanged_inputs.forget_builds(project_dir)                          # what a failed build does
+    assert built(project_dir) == READING_ONLY_SLOW
+    unchanged_inputs.plan_build(FakeSession(), ["build"], project_dir)  # then failed or stopped: not recorded
     assert built(project_dir) == []
+
+
+@pytest.mark.parametrize("args", [["build", "--select", "int_slow", "--vars", "{as_of_us: 1}"], ["run"], ["seed"]])
+def test_a_command_that_writes_tables_forgets_the_record(project, args):
+    """Its tables may hold what the plain build's did not (other `--vars`, a model of its own):
+    the next plain build runs every node."""
+    project_dir, _ = project
+    built(project_dir)
+    assert unchanged_inputs.plan_build(FakeSession(), args, project_dir) is None
+    assert built(project_dir) == []
+    assert built(project_dir) == READING_ONLY_SLOW
+    assert unchanged_inputs.plan_build(FakeSession(), ["compile"], project_dir) is None
+    assert built(project_dir) == READING_ONLY_SLOW
+
+
+EVERY_NODE = ["assert_both", "example_rows", "int_batch", "int_both", "int_fast", "int_slow", "not_null_int_slow",
+              "stg_slow"]
+
+
+def test_a_build_after_one_with_no_input_moved_runs_no_node(project):
+    """Writes at their version too: nothing a node reads has changed, the build runs none. New
+    writes, or an output gone, run all but the nodes that read only the slow-moving inputs."""
+    project_dir, versions = project
+    versions["in.fast"] = "id-9:1"
+    assert built(project_dir, ["build", "--full-refresh"]) == []
+    assert built(project_dir) == EVERY_NODE
+    assert built(project_dir) == EVERY_NODE
+    versions["in.fast"] = "id-9:2"                                     # writes appended
+    assert built(project_dir) == READING_ONLY_SLOW
+    assert built(project_dir) == EVERY_NODE
+    assert built(project_dir, session=FakeSession(missing={"s.int_fast"})) == READING_ONLY_SLOW
+
+
+def test_an_input_that_is_not_a_delta_table_runs_the_nodes_that_read_it(project):
+    project_dir, versions = project
+    assert "in.fast" not in versions                                   # Parquet: its changes not known
+    built(project_dir)
+    assert built(project_dir) == READING_ONLY_SLOW
 
 
 @pytest.mark.parametrize("args", [["build", "--select", "cdc_log"], ["build", "--exclude=cdc_log"], ["run"]])
@@ -140,5 +179,7 @@ def test_a_delta_tables_version_follows_each_write_and_its_id_each_table(spark):
     assert unchanged_inputs.table_versions(spark, sources)[relation].split(":")[0] != first.split(":")[0]
     spark.sql(f"drop table {relation}")
     spark.range(2).write.format("parquet").saveAsTable(relation)
-    assert unchanged_inputs.table_versions(spark, sources) == {}
-    assert unchanged_inputs.table_versions(spark, {"source.p.gone": "unchanged_inputs.gone"}) == {}
+    assert unchanged_inputs.table_versions(spark, sources) == {}, "a Parquet table's changes are not known"
+    # a table that is not there (no imported logs): a state of its own, which can stay the same
+    assert unchanged_inputs.table_versions(spark, {"source.p.gone": "unchanged_inputs.gone"}) \
+        == {"unchanged_inputs.gone": "absent"}
