@@ -272,6 +272,8 @@ def workload_batch_builder(spark, script_result, workspace: Path):
     project = prepare_scratch_project(workspace)
     log_models.write_log_models(project, script_result.tables, columns=script_result.columns,
                                 types=script_result.types)
+    # no log imported (test_imported_log's stays in the session's catalog, in its format)
+    spark.sql("drop table if exists cdc_input.imported_log")
     table_format = os.environ["CDCLAKE_TABLE_FORMAT"]
     generation_tables.load(spark, default_generations(NOW_US), table_format)
 
