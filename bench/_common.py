@@ -16,10 +16,14 @@ def bench_session():
 
 
 @contextmanager
-def timed(results: dict, name: str):
-    start = time.perf_counter()
+def timed(results: dict, name: str, windows: dict | None = None):
+    """``results[name]``: the seconds the block took; ``windows[name]``: its (start, end) in
+    seconds since the epoch, when given."""
+    start, wall_start = time.perf_counter(), time.time()
     yield
     results[name] = time.perf_counter() - start
+    if windows is not None:
+        windows[name] = (wall_start, time.time())
 
 
 def machine() -> str:

@@ -19,8 +19,9 @@ BENCH_EXCLUDE (dbt node selectors, space-separated) leaves nodes out of both bui
 
 Prints the seconds of the copy job and of the builds, their ratios, whether they meet issue 11's
 targets (at a million writes: the full build within 15x the copy job, the 1% incremental build
-within 10% of the full one), the audit's counts and the slowest models from dbt's
-run_results.json.
+within 10% of the full one), the task seconds of the copy job and of each build (Spark's event
+log, kept in target/bench/pipeline/event_log: bench/_event_log.py), the audit's counts and the
+slowest models from dbt's run_results.json.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ import sys
 import time
 
 from _common import BENCH_DIR, report, timed
+from _event_log import event_log_conf, task_seconds
 
 WRITES = int(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("BENCH_WRITES", 100_000))
 START_US = 1_700_000_000_000_000      # first write; the schema is created a second before
@@ -39,6 +41,8 @@ SHORT_TTL_S = 30                      # expires inside a 1M-write workload
 INVALID_EVERY = 1000                  # one write in INVALID_EVERY is invalid
 FULL_BUILD_TARGET_X = 15              # issue 11's targets at a million writes, on 2 cores
 INCREMENTAL_TARGET_PERCENT = 10
+EVENT_LOG_DIR = BENCH_DIR / "pipeline" / "event_log"
+PHASE_WINDOWS: dict[str, tuple[float, float]] = {}     # the copy job's and each build's wall-clock window
 
 SCHEMA_CQL = """
 CREATE KEYSPACE bench WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};
@@ -180,7 +184,7 @@ def build(project, seconds: dict, name: str, *extra: str) -> None:
     from cdclake import dbt
 
     excluded = os.environ.get("BENCH_EXCLUDE", "").split()
-    with timed(seconds, name):
+    with timed(seconds, name, PHASE_WINDOWS):
         run = dbt.invoke_result(["build", *(["--exclude", *excluded] if excluded else []), "--log-level", "warn",
                                  *extra], project_dir=project)
     if not run.success:
@@ -194,13 +198,14 @@ def main() -> None:
     from cdclake import unchanged_inputs
     from cdclake.spark import create_session, plan_for_input_size
 
-    spark = create_session(BENCH_DIR / "pipeline" / "warehouse", app_name="cdclake-bench-pipeline")
+    spark = create_session(BENCH_DIR / "pipeline" / "warehouse", app_name="cdclake-bench-pipeline",
+                           conf=event_log_conf(EVENT_LOG_DIR))
     table_format = os.environ["CDCLAKE_TABLE_FORMAT"]
     seconds: dict[str, float] = {}
     with timed(seconds, "load"):
         project, atom_count = load_inputs(spark, table_format)
     plan_for_input_size(spark, atom_count)      # as `cdclake build` plans for its inputs
-    with timed(seconds, "copy"):
+    with timed(seconds, "copy", PHASE_WINDOWS):
         copy_job(spark, table_format)
     build(project, seconds, "full", "--full-refresh")
     full_nodes = node_times(project)
@@ -236,6 +241,11 @@ def main() -> None:
         f"full build ({len(idle_nodes)} nodes); the same with every node ({len(node_times(project))}, none left "
         f"out for unchanged inputs): {seconds['empty batch, every node']:.1f} s",
     ]
+    tasks = task_seconds(EVENT_LOG_DIR, PHASE_WINDOWS)
+    lines.append(
+        "task seconds (Spark's event log: the tasks' run time, their CPU time in brackets; the work, "
+        "whatever the overlap): " + ", ".join(f"{name} {run:,.1f} ({cpu:,.1f})" for name, (run, cpu) in tasks.items())
+        + f"; the full build {tasks['full'][0] / max(tasks['copy'][0], 0.001):.0f}x the copy job's")
     full_ratio, incremental_share = seconds["full"] / seconds["copy"], seconds["incremental"] / seconds["full"]
     lines.append(
         f"targets: full build <= {FULL_BUILD_TARGET_X}x the copy job "
