@@ -58,10 +58,13 @@ def invoke(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | N
     return bool(invoke_result(args, project_dir, callbacks).success)
 
 
-def invoke_result(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | None = None):
+def invoke_result(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: list | None = None,
+                  manifest=None):
     """``invoke``, returning dbt's own result (``dbtRunnerResult``: ``success``, and in
     ``result.results`` each node's status). A build on the embedded session leaves out the
-    nodes whose inputs have not changed since the last one (cdclake/unchanged_inputs.py)."""
+    nodes whose inputs have not changed since the last one (cdclake/unchanged_inputs.py).
+    ``manifest``: the project as ``dbt parse`` of it returned (its ``result``), so that dbt does
+    not parse it again."""
     from dbt.cli.main import dbtRunner
 
     from cdclake import unchanged_inputs
@@ -71,7 +74,7 @@ def invoke_result(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: l
         os.environ.setdefault("DBT_TARGET_PATH", str(target_dir()))
     plan = unchanged_inputs.plan_build(embedded_session(args), args, project_dir)
     run_args = plan.args if plan else args
-    result = dbtRunner(callbacks=callbacks or []).invoke(with_project_defaults(run_args, project_dir))
+    result = dbtRunner(manifest=manifest, callbacks=callbacks or []).invoke(with_project_defaults(run_args, project_dir))
     if plan and result.success:
         unchanged_inputs.record_build(plan, project_dir)
     if result.exception is not None:

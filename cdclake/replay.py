@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from cdclake.input_problems import input_problems
 from cdclake.log_columns import keyspace_user_types
 from cdclake.parse_state import PROJECT_PARTS
 from cdclake.paths import PROJECT_DIR, target_dir
+from cdclake.target_lock import hold
 
 log = logging.getLogger("cdclake")
 
@@ -112,10 +114,38 @@ def replay_session(workspace: Path):
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    os.environ.setdefault("CDCLAKE_TABLE_FORMAT", "parquet")
+    claim_replay_workspace(workspace)
     return create_session(workspace / "warehouse", app_name="cdclake-replay",
                           conf={"spark.sql.catalogImplementation": "in-memory", **SMALL_DATA_CONF},
                           java_options="-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m")
+
+
+def claim_replay_workspace(workspace: Path) -> str:
+    """What a replay does before it touches ``workspace`` or dbt parses there; returns the table
+    format. Without a Spark session in this process (the tests' keeps its own warehouse and
+    format): hold the scratch warehouse for this process, as its session will (target_lock.py:
+    a second replay there stops now, before it rewrites the first one's project), and default
+    ``CDCLAKE_TABLE_FORMAT`` to Parquet (the models read it)."""
+    from pyspark.sql import SparkSession
+
+    if SparkSession.getActiveSession() is None:
+        hold(workspace / "warehouse")
+        os.environ.setdefault("CDCLAKE_TABLE_FORMAT", "parquet")
+    return os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
+
+
+def parse_replay_project(workspace: Path, script_result) -> tuple[Path, list[str], object]:
+    """The scratch project of a replay with the log models of ``script_result``'s tables, its
+    log tables, and the project as ``dbt parse`` returned it (None when the parse failed: the
+    build parses again and says why). Python and files only, no Spark job: a replay runs it beside
+    the start of its Spark session and the writing of its inputs."""
+    project = prepare_scratch_project(workspace)
+    log_tables = log_models.write_log_models(
+        project, script_result.tables, columns=script_result.columns, types=script_result.types
+    )
+    with contextlib.redirect_stdout(sys.stderr):
+        parsed = dbt.invoke_result(["parse", "--log-level", "warn", "--no-write-json"], project_dir=project)
+    return project, log_tables, parsed.result if parsed.success else None
 
 
 def _log_table_rows(spark, table: str, column_types: dict[str, str], udts: dict) -> tuple[list[str], list[dict]]:
@@ -197,32 +227,34 @@ def replay_records(
     ``dbt build`` the whole project, every data test included (the round trip, the audit's
     sums); without them, only the models a replay reads back and the check of ``generations``
     when given (build_args)."""
-    from cdclake.spark import small_data
+    from cdclake.spark import small_data, start_python_worker
 
     workspace = workspace or target_dir() / "replay"
-    spark = replay_session(workspace)
-    table_format = os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
-    if isinstance(generations, GenerationTables):
-        generation_input = generations
-    else:
-        generation_input = generation_tables.from_path(generations) if generations else default_generations(now_us)
-
-    project = prepare_scratch_project(workspace)
-    log_tables = log_models.write_log_models(
-        project, script_result.tables, columns=script_result.columns, types=script_result.types
-    )
-    inputs.write_inputs(
-        spark,
-        atoms=script_result.atoms,
-        tables=script_result.tables,
-        columns=script_result.columns,
-        types=script_result.types,
-        table_format=table_format,
-    )
-    generation_tables.load(spark, generation_input, table_format)
+    table_format = claim_replay_workspace(workspace)
+    # dbt parses the scratch project (some 6 s of Python: dbt's imports, the log models) while
+    # the JVM starts and the inputs are written, and a Python worker starts beside them
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cdclake-replay") as background:
+        parsing = background.submit(parse_replay_project, workspace, script_result)
+        spark = replay_session(workspace)
+        python_worker = background.submit(start_python_worker, spark)
+        if isinstance(generations, GenerationTables):
+            generation_input = generations
+        else:
+            generation_input = generation_tables.from_path(generations) if generations else default_generations(now_us)
+        inputs.write_inputs(
+            spark,
+            atoms=script_result.atoms,
+            tables=script_result.tables,
+            columns=script_result.columns,
+            types=script_result.types,
+            table_format=table_format,
+        )
+        generation_tables.load(spark, generation_input, table_format)
+        project, log_tables, manifest = parsing.result()
+        python_worker.result()
     with contextlib.redirect_stdout(sys.stderr), small_data(spark):
         run = dbt.invoke_result(build_args(self_checks, users_generations=generations is not None),
-                                project_dir=project)
+                                project_dir=project, manifest=manifest)
     run.result.write(str(project / "target" / "run_results.json"))
 
     result = ReplayResult(statement_errors=list(script_result.errors), dbt_succeeded=bool(run.success),

@@ -201,6 +201,13 @@ def create_session(
     return spark
 
 
+def start_python_worker(spark) -> None:
+    """Run one of the session's pandas UDFs on one row: the Python worker that runs it imports
+    the UDFs' modules (pandas, pyarrow, python_udfs: some 2 s, once per worker) and stays, idle,
+    for the first model that calls a UDF. A replay starts it while it writes its inputs."""
+    spark.sql("select cdc_element_types('int')").collect()
+
+
 def spark_master() -> str:
     """The Spark master: ``CDCLAKE_SPARK_MASTER`` (``cdclake --master URL``), else local mode on every core."""
     return os.environ.get("CDCLAKE_SPARK_MASTER", "local[*]")

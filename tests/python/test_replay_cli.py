@@ -115,3 +115,28 @@ def test_syntax_error_names_line_and_column():
     done = run_cli("replay", "-", stdin="CREATE KEYSPACE ks WITH replication = {};\nUPDATE ks.t SET WHERE;\n")
     assert done.returncode == 2
     assert "line 2, column" in done.stderr
+
+
+def test_a_replay_where_another_process_holds_the_folder_stops_before_touching_it(tmp_path):
+    """A replay parses its scratch project beside the start of its Spark session: it holds the
+    folder first, so a second replay there stops at once and leaves the first one's project as
+    it was."""
+    target = tmp_path / "target"
+    hold_folder = ("import sys, time; from pathlib import Path; from cdclake.target_lock import hold; "
+                   "hold(Path(sys.argv[1])); print('held', flush=True); time.sleep(600)")
+    holder = subprocess.Popen([sys.executable, "-c", hold_folder, str(target / "replay" / "warehouse")],
+                              cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        first_project = target / "replay" / "project" / "dbt_project.yml"
+        first_project.parent.mkdir(parents=True)
+        first_project.write_text("the first replay's\n")
+        done = subprocess.run(CDCLAKE + ["replay", "-"], cwd=REPO, capture_output=True, text=True, timeout=300,
+                              input="CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', "
+                                    "'replication_factor': 1};\n",
+                              env={**os.environ, "CDCLAKE_TARGET_DIR": str(target)})
+        assert done.returncode == 4 and "is in use by process" in done.stderr, done.stderr[-3000:]
+        assert first_project.read_text() == "the first replay's\n"
+    finally:
+        holder.kill()
+        holder.wait()
