@@ -107,14 +107,9 @@ def replay_session(workspace: Path):
     Like every cdclake command's, it maps the machine's class archive (cdclake/jvm_archive.py),
     or writes one. It plans for a few rows (SMALL_DATA_CONF) from the start, the writing of the
     inputs included."""
-    from pyspark.sql import SparkSession
-
     from cdclake.spark import SMALL_DATA_CONF, create_session
 
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        return active
-    claim_replay_workspace(workspace)
+    claim_replay_workspace(workspace)    # with a session in this process, create_session returns it
     return create_session(workspace / "warehouse", app_name="cdclake-replay",
                           conf={"spark.sql.catalogImplementation": "in-memory", **SMALL_DATA_CONF},
                           java_options="-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m")
