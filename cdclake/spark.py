@@ -45,6 +45,8 @@ SHUFFLE_PARTITIONS = 4
 # a dbt command over inputs of fewer atoms than this plans as a replay does (plan_for_input_size);
 # CDCLAKE_SMALL_INPUT_ATOMS sets it (0: never)
 SMALL_INPUT_ATOMS = 50_000
+# generated classes a session keeps (Spark's spark.sql.codegen.cache.maxEntries, 100 by default)
+CODEGEN_CACHE_ENTRIES = 4096
 JARS_DIR = INSTALL_DIR / "jars"      # filled by the set-up (scripts/fetch_jars.sh), not committed
 JAVA_INSTALL_HINT = "sudo apt-get install -y openjdk-17-jre-headless"
 
@@ -151,6 +153,11 @@ def create_session(
         # Python UDF is pushed below the join, so the UDF runs twice in one stage, and at a million
         # writes (PySpark 3.5.9) that pair gave different rows run to run (README, "Correctness checks")
         .config("spark.sql.constraintPropagation.enabled", "false")
+        # Spark keeps the classes it generated for 100 plans' code by default, fewer than one
+        # build's nodes compile (some 1,000): every build compiled them all again, and the JIT
+        # compiled the new classes again. With room for several builds' code, the builds after
+        # the first in a session compile a few (README, "Performance")
+        .config("spark.sql.codegen.cache.maxEntries", str(CODEGEN_CACHE_ENTRIES))
         .config(
             "spark.hadoop.javax.jdo.option.ConnectionURL",
             f"jdbc:derby:;databaseName={warehouse_root / 'metastore_db'};create=true",

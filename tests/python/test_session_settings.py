@@ -41,3 +41,17 @@ def test_folders_the_catalog_does_not_hold_go_and_its_tables_stay(spark):
     assert not unfinished.exists() and not earlier_process.exists()
     assert spark.table("session_settings_db.kept").count() == 1
     spark.sql("drop database session_settings_db cascade")
+
+
+def test_the_session_compiles_a_plan_once_though_a_build_compiles_more_than_sparks_hundred(spark):
+    """A build compiles some 1,000 generated classes; Spark keeps 100 by default, so every build
+    compiled its plans again (cdclake.spark.CODEGEN_CACHE_ENTRIES). Here 150 plans of distinct
+    code, then the same 150 again: the second pass compiles nothing."""
+    compilations = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    plans = [f"select id * {n} + {n + 1} as v from range(2)" for n in range(150)]
+    with session_settings(spark, {"spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": None}):
+        for plan in plans:
+            spark.sql(plan).collect()
+        compiled_once = compilations.getCount()
+        assert [spark.sql(plan).collect()[1].v for plan in plans] == [n + 1 + n for n in range(150)]
+        assert compilations.getCount() == compiled_once
