@@ -53,5 +53,5 @@ def test_the_session_compiles_a_plan_once_though_a_build_compiles_more_than_spar
         for plan in plans:
             spark.sql(plan).collect()
         compiled_once = compilations.getCount()
-        assert [spark.sql(plan).collect()[1].v for plan in plans] == [n + 1 + n for n in range(150)]
+        assert [spark.sql(plan).collect()[1].v for plan in plans] == [2 * n + 1 for n in range(150)]
         assert compilations.getCount() == compiled_once
