@@ -45,7 +45,7 @@ class ReplayResult:
     log_columns: dict[str, list[str]] = field(default_factory=dict)   # table -> column order
     log_column_types: dict[str, dict[str, str]] = field(default_factory=dict)   # table -> column -> CQL type
     consumer_rows: dict[str, list[dict]] = field(default_factory=dict)   # `ks.t_state|history|changes` -> rows
-    log_cells: list[dict] = field(default_factory=list)           # cdc_log's rows (long form, JSON values)
+    log_cells: list[dict] = field(default_factory=list)   # self_checks: cdc_log's rows (long form, JSON values)
     schema: tuple = ((), (), ())                                  # the tables, columns and types replayed
     rejected_writes: list[dict] = field(default_factory=list)
     statement_errors: list = field(default_factory=list)
@@ -275,8 +275,8 @@ def replay_records(
         result.log_column_types[table] = {name: types.get(name) for name in columns}
         result.log_rows.extend(rows)
     result.log_rows.sort(key=lambda r: r["table"])  # stable: keeps stream/time order inside
-    result.log_cells = [row.asDict() for row in spark.table("cdc_lake.cdc_log").collect()]
     if self_checks:     # the whole project was built, the consumer tables included
+        result.log_cells = [row.asDict() for row in spark.table("cdc_lake.cdc_log").collect()]
         result.consumer_rows = _consumer_table_rows(spark, log_tables)
     result.rejected_writes = [
         r.asDict() for r in spark.table("cdc_lake.cdc_rejected_writes").orderBy("write_id").collect()

@@ -62,18 +62,13 @@
     {#- A subquery of the log the consumer tables replay, shaped like `cdc_log`: for a table with
         a log loaded by `cdclake load log`, that log (its rows without a write id); for the
         others, `produced_log` (`cdc_log` rows). -#}
+    {%- set columns = ['keyspace_name', 'table_name', '`cdc$stream_id`', '`cdc$time`', '`cdc$batch_seq_no`',
+                       '`cdc$operation`', '`cdc$ttl`', '`cdc$end_of_batch`', 'column_name', 'value'] -%}
     (
         select
-            produced.keyspace_name,
-            produced.table_name,
-            produced.`cdc$stream_id`,
-            produced.`cdc$time`,
-            produced.`cdc$batch_seq_no`,
-            produced.`cdc$operation`,
-            produced.`cdc$ttl`,
-            produced.`cdc$end_of_batch`,
-            produced.column_name,
-            produced.value,
+            {%- for column in columns %}
+            produced.{{ column }},
+            {%- endfor %}
             produced.write_id
         from {{ produced_log }} as produced
         left anti join {{ cdc_imported_log_tables() }} as imported_tables
@@ -82,16 +77,9 @@
                 and produced.table_name = imported_tables.table_name
         union all
         select
-            imported.keyspace_name,
-            imported.table_name,
-            imported.`cdc$stream_id`,
-            imported.`cdc$time`,
-            imported.`cdc$batch_seq_no`,
-            imported.`cdc$operation`,
-            imported.`cdc$ttl`,
-            imported.`cdc$end_of_batch`,
-            imported.column_name,
-            imported.value,
+            {%- for column in columns %}
+            imported.{{ column }},
+            {%- endfor %}
             cast(null as bigint) as write_id
         from {{ ref('stg_cdc_input__imported_log') }} as imported
     )
