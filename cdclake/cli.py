@@ -71,7 +71,7 @@ def print_build_summary(spark) -> None:
     used = spark.sql(
         "select groups.generation_ts_ms, count(distinct groups.stream_id) as streams_used, "
         "max(generation.streams) as streams "
-        "from cdc_intermediate.int_change_groups_streamed as groups "
+        "from cdc_intermediate.int_batch_atoms as groups "
         "inner join (select generation_ts_ms, count(*) as streams from cdc_staging.stg_cdc_input__generation_streams "
         "group by 1) as generation on groups.generation_ts_ms = generation.generation_ts_ms "
         "group by 1 order by 1"

@@ -26,6 +26,20 @@ def compiled_model_sql(model: str, variables: str | None = None) -> str:
     return path.read_text()
 
 
+def compiled_inline_sql(sql: str, variables: str | None = None) -> str:
+    """Compile a query that calls the project's macros (``dbt compile --inline``) and return it."""
+    from dbt.cli.main import dbtRunner
+
+    args = ["compile", "--inline", sql, "--log-level", "warn"]
+    if variables:
+        args += ["--vars", variables]
+    with contextlib.redirect_stdout(sys.stderr):      # dbt prints the compiled SQL
+        result = dbtRunner().invoke(dbt.with_project_defaults(args))
+    if not result.success:
+        raise RuntimeError(f"dbt compile --inline failed: {result.exception}")
+    return result.result.results[0].node.compiled_code
+
+
 def point_inputs(sql: str, views: dict[str, str]) -> str:
     """Replace each ``schema.model`` reference to the given models by the given view names."""
     for relation, view in views.items():

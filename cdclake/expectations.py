@@ -16,10 +16,9 @@ REQUIRED_TABLES = [
     "cdc_lake.cdc_write_audit",
     "cdc_lake.cdc_rejected_writes",
     "cdc_lake.cdc_processed_writes",
-    "cdc_intermediate.int_writes_admitted",
+    "cdc_intermediate.int_batch_atoms",
     "cdc_intermediate.int_log_rows",
     "cdc_intermediate.int_log_changes_ordered",
-    "cdc_intermediate.int_mutation_atoms_keyed",
     "cdc_staging.stg_cdc_input__generations",
     "cdc_staging.stg_cdc_input__generation_streams",
     "cdc_staging.stg_cdc_input__base_mutations",
@@ -47,7 +46,7 @@ with log_rows as (
         `cdc$batch_seq_no` as batch_seq_no, `cdc$operation` as operation, `cdc$ttl` as ttl,
         `cdc$end_of_batch` as end_of_batch
     from cdc_lake.cdc_log
-    where write_id in (select write_id from cdc_intermediate.int_writes_admitted)  -- the last batch
+    where write_id in (select write_id from cdc_intermediate.int_batch_atoms)  -- the last batch
 ),
 sources as (
     select stream_id, cdc_time, batch_seq_no, phase,
@@ -145,7 +144,7 @@ GROUP_TIMES_SQL = f"""
 with log_groups as (
     select `cdc$stream_id` as stream_id, `cdc$time` as cdc_time, min(change_timestamp) as change_timestamp
     from cdc_lake.cdc_log
-    where write_id in (select write_id from cdc_intermediate.int_writes_admitted)  -- the last batch
+    where write_id in (select write_id from cdc_intermediate.int_batch_atoms)  -- the last batch
     group by `cdc$stream_id`, `cdc$time`
 ),
 sources as (
@@ -157,7 +156,7 @@ group_atoms as (
     select write_id, keyspace_name, table_name, partition_key, change_ts,
         max(if(atom_kind != 'collection_tombstone', write_timestamp, null)) as write_timestamp,
         max(if(atom_kind = 'collection_tombstone', write_timestamp, null)) as tombstone_timestamp
-    from cdc_intermediate.int_mutation_atoms_keyed
+    from cdc_intermediate.int_batch_atoms
     group by write_id, keyspace_name, table_name, partition_key, change_ts
 ),
 timed as (

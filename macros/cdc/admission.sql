@@ -47,3 +47,71 @@
         when {{ verdict }} in ('not_found', 'not_found_old', 'unretrieved') then 'ServerError'
     end
 {%- endmacro %}
+
+
+{% macro cdc_admission_verdict(change_ts, now_us, generations) -%}
+    {#- ScyllaDB's admission verdict for a change timestamp `change_ts` written at the coordinator's
+        clock `now_us` (cdc::metadata::get_stream, scylla-math.md §6.1; §6.2 with var
+        cdc_admission_rule = 'pre_2024'): ok, future, past, not_found, unretrieved (current rule),
+        or future, not_found_old, earlier, unretrieved (pre-2024). `generations`: an alias of a
+        row with `generation_timestamps` (sorted µs) and `unretrieved_timestamps` (those without
+        streams in the input), see int_change_groups_admitted. -#}
+    {%- set leeway = var('cdc_generation_leeway_us') -%}
+    {%- set rule = var('cdc_admission_rule') -%}
+    {%- if rule not in ('current', 'pre_2024') -%}
+        {{ exceptions.raise_compiler_error(
+            "var cdc_admission_rule must be 'current' or 'pre_2024', got '" ~ rule ~ "'"
+        ) }}
+    {%- endif -%}
+    {%- set gens = generations ~ '.generation_timestamps' -%}
+    {%- set operating = cdc_generation_at(gens, change_ts) -%}
+    {%- if rule == 'pre_2024' -%}
+        case
+            when {{ change_ts }} > {{ now_us }} + {{ leeway }} then 'future'
+            when {{ cdc_generation_at(gens, now_us) }} is null then 'not_found_old'
+            when {{ cdc_generation_at(gens, now_us) }} > {{ change_ts }} then 'earlier'
+            when array_contains({{ generations }}.unretrieved_timestamps, {{ operating }}) then 'unretrieved'
+            else 'ok'
+        end
+    {%- else -%}
+        {%- set leeway_generation = cdc_generation_at(gens, now_us ~ ' - ' ~ leeway) -%}
+        case
+            when {{ change_ts }} > {{ now_us }} + {{ leeway }} then 'future'
+            when
+                {{ change_ts }} <= {{ now_us }} - {{ leeway }}
+                and (
+                    {{ leeway_generation }} is null
+                    or {{ change_ts }} < {{ leeway_generation }}
+                    -- the generation of now - leeway was already succeeded by now
+                    or array_min(filter({{ gens }}, later -> later > {{ leeway_generation }})) <= {{ now_us }}
+                )
+                then 'past'
+            when
+                coalesce({{ leeway_generation }}, {{ gens }}[0]) is null
+                or {{ change_ts }} < coalesce({{ leeway_generation }}, {{ gens }}[0])
+                then 'not_found'
+            when array_contains({{ generations }}.unretrieved_timestamps, {{ operating }}) then 'unretrieved'
+            else 'ok'
+        end
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_generation_at(generation_timestamps, ts) -%}
+    {#- The last of the sorted generation timestamps at or before `ts` (null: none). -#}
+    array_max(filter({{ generation_timestamps }}, generation -> generation <= {{ ts }}))
+{%- endmacro %}
+
+
+{% macro cdc_known_generations(generations) -%}
+    {#- A one-row subquery of the generations the admission verdict knows, from a relation with
+        `generation_ts_us` and `range_count` (int_generations_described): `generation_timestamps`
+        (sorted) and `unretrieved_timestamps`, those whose streams are not in the input ("known but
+        not retrieved"). -#}
+    (
+        select
+            coalesce(sort_array(collect_list(generation_ts_us)), array()) as generation_timestamps,
+            coalesce(collect_list(if(range_count = 0, generation_ts_us, null)), array()) as unretrieved_timestamps
+        from {{ generations }}
+    )
+{%- endmacro %}

@@ -41,7 +41,7 @@
 
 
 {% macro cdc_state_columns() -%}
-    {#- The columns of `int_mutation_atoms_keyed` the base-table state keeps (images and the
+    {#- The columns of `int_batch_atoms` the base-table state keeps (images and the
         round trip read them). -#}
     {{ return([
         'write_id', 'keyspace_name', 'table_name', 'schema_version', 'cdc_enabled', 'has_clustering_key',
@@ -58,7 +58,7 @@
         `dbt test` does, the keys the batch won are missing: the batch's own atoms decide them);
         empty on the first build and with --full-refresh. -#}
     {#- both refs outside the branches: dbt sees them when it parses (no relation then) -#}
-    {%- set keyed_atoms = ref('int_mutation_atoms_keyed') -%}
+    {%- set keyed_atoms = ref('int_batch_atoms') -%}
     {%- set batch = ref('int_build_batch') -%}
     {%- set relation = cdc_existing_relation('cdc_intermediate', 'int_base_state') -%}
     {%- if relation is none -%}
@@ -78,10 +78,8 @@
         start-bound piece carries both bounds). -#}
     (
         select {{ cdc_state_columns() | join(', ') }}
-        from {{ ref('int_mutation_atoms_keyed') }} as keyed
-        left semi join {{ ref('int_writes_admitted') }} as writes
-            on keyed.write_id = writes.write_id and writes.status = 'accepted'
-        where keyed.bound_side is null or keyed.bound_side = 'start'
+        from {{ ref('int_batch_atoms') }} as keyed
+        where keyed.write_status = 'accepted' and (keyed.bound_side is null or keyed.bound_side = 'start')
     )
 {%- endmacro %}
 
@@ -107,5 +105,29 @@
                 carried.keyspace_name = batch.keyspace_name
                 and carried.table_name = batch.table_name
                 and carried.partition_key = batch.partition_key
+    )
+{%- endmacro %}
+
+
+{% macro cdc_batch_writes() -%}
+    {#- A subquery of the batch's writes, one row each (the atoms without a write id: one write),
+        with their verdict, from int_batch_atoms (where each piece carries its write's). -#}
+    (
+        select distinct
+            write_id,
+            write_coordinator_now_us as coordinator_now_us,
+            write_atom_count as atom_count,
+            write_status as status,
+            write_reason as reason,
+            write_error_class as error_class,
+            write_error_text as error_text,
+            write_keyspace_name as keyspace_name,
+            write_table_name as table_name,
+            write_partition_key as partition_key,
+            write_atom_kind as atom_kind,
+            write_column_name as column_name,
+            write_change_ts as change_ts,
+            write_change_groups as change_groups
+        from {{ ref('int_batch_atoms') }}
     )
 {%- endmacro %}

@@ -73,7 +73,7 @@
     {#- Post-hook of a log table: it holds the rows of every write up to this batch's last (a
         batch of rejected late writes, ids below the mark, leaves it where it is). -#}
     {%- if execute -%}
-        {%- set last = run_query('select max(write_id) from ' ~ ref('int_writes_admitted')).columns[0].values()[0] -%}
+        {%- set last = run_query('select max(write_id) from ' ~ ref('int_batch_atoms')).columns[0].values()[0] -%}
         {%- set before = cdc_logged_through_write_id() -%}
         {%- if last is not none and (before is none or last | int > before) -%}
             alter table {{ this }} set tblproperties ('cdclake.logged_through_write_id' = '{{ last | int }}')
@@ -87,7 +87,7 @@
         the batch's, and those earlier builds processed after the last one the table holds
         (`logged_through`, from `cdc_logged_through_write_id`; a build stopped before the table
         left them out), or without that mark the last processed batch's. -#}
-    select write_id from {{ ref('int_writes_admitted') }}
+    select write_id from {{ ref('int_batch_atoms') }}
     {%- if is_incremental() %}
     union all
     select processed.write_id

@@ -19,7 +19,15 @@ log_rows as (
 
 partitions as (
 
-    select * from {{ ref('int_mutation_partitions_tokenized') }}
+    select
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        first(partition_key_members) as partition_key_members
+    from {{ ref('int_batch_atoms') }}
+    where write_status = 'accepted' and cdc_enabled
+    group by write_id, keyspace_name, table_name, partition_key
 
 ),
 

@@ -17,7 +17,7 @@ input_writes as (
 
     -- the atoms without a write id count as one write; no atom at all: 0
     select count(distinct write_id) + coalesce(max(if(write_id is null, 1, 0)), 0) as input_writes
-    from {{ ref('int_mutation_atoms_validated') }}
+    from {{ ref('int_batch_atoms') }}
 
 ),
 
@@ -27,7 +27,7 @@ judged_writes as (
         count_if(status = 'accepted') as accepted_writes,
         count_if(status = 'accepted' and change_groups = 0) as unlogged_writes,
         count_if(status = 'rejected') as rejected_writes
-    from {{ ref('int_writes_admitted') }}
+    from {{ cdc_batch_writes() }} as writes
 
 ),
 
@@ -49,7 +49,7 @@ log_rows as (
             log.`cdc$time`,
             log.`cdc$batch_seq_no`
         from {{ ref('cdc_log') }} as log
-        left semi join {{ ref('int_writes_admitted') }} as batch_writes
+        left semi join {{ ref('int_batch_atoms') }} as batch_writes
             on log.write_id = batch_writes.write_id
         -- the batch's accepted writes come after those processed before
         where {{ cdc_log_written_after('log', last_processed) }}

@@ -101,7 +101,7 @@ def test_user_type_fields_are_logged_as_structs(built):
 
 def test_writes_after_the_bootstrap_use_the_new_generation(built):
     generations = built.sql(
-        "select generation_ts_ms, count(*) as n from cdc_intermediate.int_change_groups_streamed group by 1"
+        "select generation_ts_ms, count(*) as n from cdc_intermediate.int_batch_atoms where stream_id is not null group by 1"
     ).collect()
     assert {r.generation_ts_ms for r in generations} == {1699996400000, 1700000015000}
 

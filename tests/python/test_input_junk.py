@@ -185,8 +185,9 @@ def log_rows_of_writes(spark, write_ids: set[int]) -> dict[str, list[str]]:
     spark.createDataFrame([(w,) for w in write_ids], "write_id bigint").createOrReplaceTempView("kept_writes")
     spark.sql("""
         select distinct groups.stream_id, groups.cdc_time
-        from cdc_intermediate.int_change_groups_streamed as groups
+        from cdc_intermediate.int_batch_atoms as groups
         inner join kept_writes on groups.write_id = kept_writes.write_id
+        where groups.stream_id is not null
     """).createOrReplaceTempView("kept_groups")
     return {table: rows_of(spark.sql(f"""
         select log.* from {table} as log
@@ -214,7 +215,7 @@ def test_bad_input_is_quarantined_and_the_good_writes_are_logged_as_without_it(s
     input_writes = {a.write_id for a in inputs.atoms}
     assert audit["input_writes"] == len(input_writes)
     assert audit["input_writes"] == audit["logged_writes"] + audit["unlogged_writes"] + audit["rejected_writes"]
-    judged = spark.table("cdc_intermediate.int_writes_admitted").collect()
+    judged = spark.sql("select distinct write_id from cdc_intermediate.int_batch_atoms").collect()
     assert sorted(map(repr, (r.write_id for r in judged))) == sorted(map(repr, input_writes))
 
     # each class of bad input: rejected, with a reason naming its column and value

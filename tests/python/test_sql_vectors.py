@@ -1,18 +1,40 @@
 """The SQL models themselves against vectors_math.json: write admission (cdc_metadata_get_stream,
 both rules) and the V1-to-V2 rewrite selection (v1_rewrite_selection).
 
-Each model is compiled by dbt as in a build; its input relations are then pointed at small
-views holding one vector's inputs, and the compiled SQL runs on the session's Spark.
+Each is compiled by dbt as in a build (the admission: the macros int_change_groups_admitted
+judges each change group with, on a query of one vector's inputs; the rewrite selection: the
+model, its input relations then pointed at small views holding one vector's inputs), and the
+compiled SQL runs on the session's Spark.
 """
 from __future__ import annotations
 
 import pytest
 
-from cdclake.compiled_models import compiled_model_sql, point_inputs
+from cdclake.compiled_models import compiled_inline_sql, compiled_model_sql, point_inputs
 from cdclake.paths import target_dir
 
 COMPILED = target_dir() / "compiled" / "scylla_cdc_lake" / "models"
-ADMISSION_MODEL = COMPILED / "intermediate" / "int_change_groups_admitted.sql"
+# a change group judged as int_change_groups_admitted judges it, with the same macros
+ADMISSION_SQL = """
+with judged as (
+    select
+        groups.change_ts,
+        groups.now_us,
+        {{ cdc_admission_verdict('groups.change_ts', 'groups.now_us', 'generations') }} as verdict,
+        {{ cdc_generation_at('generations.generation_timestamps', 'groups.change_ts') }} as operating_generation_us,
+        {{ cdc_generation_at('generations.generation_timestamps', 'groups.now_us') }} as now_generation_us
+    from vector_change_groups as groups
+    cross join {{ cdc_known_generations('vector_generations') }} as generations
+)
+select
+    verdict,
+    if(verdict = 'ok', operating_generation_us, null) as generation_ts_us,
+    {{ cdc_admission_error_class('verdict') }} as error_class,
+    {{ cdc_admission_error_text(
+        'verdict', 'change_ts', 'now_us', "if(verdict = 'earlier', now_generation_us, operating_generation_us)"
+    ) }} as error_text
+from judged
+"""
 REWRITE_MODEL = COMPILED / "marts" / "generations" / "cdc_v1_rewrite_selection.sql"
 
 # message_kind in the vectors -> our verdict
@@ -45,10 +67,7 @@ def vectors_of(math_vectors, function):
 
 @pytest.fixture(scope="module")
 def admission_sql(spark):
-    return {
-        rule: compiled_sql(spark, ADMISSION_MODEL, f"{{cdc_admission_rule: {rule}}}")
-        for rule in ("current", "pre_2024")
-    }
+    return {rule: compiled_inline_sql(ADMISSION_SQL, f"{{cdc_admission_rule: {rule}}}") for rule in ("current", "pre_2024")}
 
 
 @pytest.mark.parametrize("rule, expected_key", [("current", "since_2024_pr17134"), ("pre_2024", "before_2024")])
@@ -58,23 +77,13 @@ def test_admission_vectors(spark, admission_sql, math_vectors, rule, expected_ke
     for vector in vectors:
         inputs, expected = vector["inputs"], vector["expected"][expected_key]
         assert inputs["leeway_us"] == 5_000_000
-        spark.createDataFrame(
-            [(1, "ks", "t", "{}", inputs["write_ts_us"], True)],
-            "write_id bigint, keyspace_name string, table_name string, partition_key string, change_ts bigint, "
-            "cdc_enabled boolean",
-        ).createOrReplaceTempView("vector_keyed_atoms")
-        spark.createDataFrame([(1, inputs["now_us"])], "write_id bigint, coordinator_now_us bigint") \
-            .createOrReplaceTempView("vector_writes")
+        spark.createDataFrame([(inputs["write_ts_us"], inputs["now_us"])], "change_ts bigint, now_us bigint") \
+            .createOrReplaceTempView("vector_change_groups")
         spark.createDataFrame(
             [(int(ts), 0 if state.startswith("prepared only") else 1) for ts, state in inputs["generations_us"].items()],
             "generation_ts_us bigint, range_count bigint",
         ).createOrReplaceTempView("vector_generations")
-        sql = point_inputs(admission_sql[rule], {
-            "int_mutation_atoms_keyed": "vector_keyed_atoms",
-            "int_writes_validated": "vector_writes",
-            "int_generations_described": "vector_generations",
-        })
-        (row,) = spark.sql(sql).collect()
+        (row,) = spark.sql(admission_sql[rule]).collect()
         label = f"{vector['id']} ({inputs['scenario']}, {rule})"
         if expected["result"] == "ok":
             assert (row.verdict, row.generation_ts_us) == ("ok", expected["generation_ts_us"]), label

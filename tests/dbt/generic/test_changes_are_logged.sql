@@ -16,7 +16,7 @@ log_rows as (
 )
 
 select changes.*
-from {{ model }} as changes
+from (select * from {{ model }}) as changes
 left anti join log_rows
     on
         changes.`cdc$time` = log_rows.`cdc$time`

@@ -12,7 +12,7 @@ decoded as (
     select
         model_rows.*,
         decoded_ids.*
-    from {{ model }} as model_rows
+    from (select * from {{ model }}) as model_rows
         lateral view inline(array(named_struct(
             'stream_version', {{ cdc_udf('cdc_stream_id_version') }}(model_rows.{{ column_name }}),
             'stream_vnode_index', {{ cdc_udf('cdc_stream_id_vnode_index') }}(model_rows.{{ column_name }}),

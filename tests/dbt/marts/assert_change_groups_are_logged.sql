@@ -1,7 +1,11 @@
 -- Every change group of an accepted write has its log rows: a write is accepted only if it
 -- produced all its change groups (a group with no rows would be a silently lost change).
 select change_groups.*
-from {{ ref('int_change_groups_streamed') }} as change_groups
+from (
+    select distinct write_id, keyspace_name, table_name, partition_key, change_ts
+    from {{ ref('int_batch_atoms') }}
+    where write_status = 'accepted' and cdc_enabled
+) as change_groups
 left anti join {{ ref('int_log_rows') }} as log_rows
     on
         change_groups.write_id = log_rows.write_id

@@ -1,0 +1,6 @@
+{#- The batch: the input atoms of the writes no earlier build processed (the atoms without a
+    write id are in every batch). -#}
+select input_atoms.*
+from {{ ref('stg_cdc_input__base_mutations') }} as input_atoms
+left anti join {{ cdc_writes_processed_before() }} as processed
+    on input_atoms.write_id = processed.write_id
