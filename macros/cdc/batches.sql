@@ -32,10 +32,12 @@
 {% macro cdc_last_processed_write_id() -%}
     {#- The last write id earlier builds processed (`int_build_batch`), as a number for a
         filter on the log (`cdc_log_written_after`), or none: a full build, or no write before. -#}
-    {%- if not (execute and is_incremental()) -%}
+    {#- the ref outside the branch: dbt sees it when it parses -#}
+    {%- set batch = ref('int_build_batch') -%}
+    {%- if not execute -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set last = run_query('select last_processed_write_id from ' ~ ref('int_build_batch')).columns[0].values()[0] -%}
+    {%- set last = run_query('select last_processed_write_id from ' ~ batch).columns[0].values()[0] -%}
     {{ return(none if last is none else last | int) }}
 {%- endmacro %}
 
@@ -129,5 +131,30 @@
             write_change_ts as change_ts,
             write_change_groups as change_groups
         from {{ ref('int_batch_atoms') }}
+    )
+{%- endmacro %}
+
+
+{% macro cdc_batch_log_rows() -%}
+    {#- A subquery of the log rows (`cdc_log`, one row per log row: its metadata columns, write id
+        and change timestamp) of the batch's writes. The batch's writes come after those processed
+        before (`cdc_last_processed_write_id`): Spark reads only the row groups of later writes. -#}
+    {%- set last_processed = cdc_last_processed_write_id() -%}
+    (
+        select distinct
+            log.keyspace_name,
+            log.table_name,
+            log.`cdc$stream_id`,
+            log.`cdc$time`,
+            log.`cdc$batch_seq_no`,
+            log.`cdc$operation`,
+            log.`cdc$ttl`,
+            log.`cdc$end_of_batch`,
+            log.write_id,
+            log.change_timestamp
+        from {{ ref('cdc_log') }} as log
+        left semi join {{ ref('int_batch_atoms') }} as batch_writes
+            on log.write_id = batch_writes.write_id
+        where {{ cdc_log_written_after('log', last_processed) }}
     )
 {%- endmacro %}

@@ -3,7 +3,6 @@
     are counted from the log itself (writes with log rows), so an accepted write that lost its
     log rows breaks the identity instead of vanishing. -#}
 {{ config(materialized='incremental', incremental_strategy='append') }}
-{%- set last_processed = cdc_last_processed_write_id() %}
 
 with
 
@@ -31,29 +30,13 @@ judged_writes as (
 
 ),
 
-logged_writes as (
+logged as (
 
-    select count(distinct write_id) as logged_writes
-    from {{ ref('int_log_rows') }}
-
-),
-
-log_rows as (
-
-    select count(*) as log_rows
-    from (
-        select distinct
-            log.keyspace_name,
-            log.table_name,
-            log.`cdc$stream_id`,
-            log.`cdc$time`,
-            log.`cdc$batch_seq_no`
-        from {{ ref('cdc_log') }} as log
-        left semi join {{ ref('int_batch_atoms') }} as batch_writes
-            on log.write_id = batch_writes.write_id
-        -- the batch's accepted writes come after those processed before
-        where {{ cdc_log_written_after('log', last_processed) }}
-    ) as distinct_log_rows
+    -- the batch's log rows and the writes they come from
+    select
+        count(distinct write_id) as logged_writes,
+        count(*) as log_rows
+    from {{ cdc_batch_log_rows() }}
 
 )
 
@@ -61,15 +44,14 @@ select
     batch.batch_id,
     input_writes.input_writes,
     judged_writes.accepted_writes,
-    logged_writes.logged_writes,
+    logged.logged_writes,
     judged_writes.unlogged_writes,
     judged_writes.rejected_writes,
-    log_rows.log_rows
+    logged.log_rows
 from batch
 cross join input_writes
 cross join judged_writes
-cross join logged_writes
-cross join log_rows
+cross join logged
 {% if is_incremental() %}
     -- a build that stopped after this table counts its batch once
     left anti join {{ this }} as counted

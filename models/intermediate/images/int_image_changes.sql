@@ -2,7 +2,6 @@
     its change group's number within its write's partition (groups in `cdc$time` order) and the
     table's image options: what moves a row's state from the read onward, and where images are
     taken. Range tombstones count only in their delete's delta rows (ops 5 and 6). -#}
-{{ config(materialized='table') }}
 with
 
 image_tables as (
@@ -29,6 +28,8 @@ select
     changes.piece_kind = 'static_upsert' as is_static,
     changes.row_position,
     changes.clustering_prefix,
+    changes.clustering_prefix_members,
+    changes.partition_key_members,
     changes.clustering_position,
     changes.range_end_position,
     changes.atom_kind,

@@ -4,7 +4,6 @@
     live elements; one emptied by element removals stays an empty collection, and a user type
     the write touched is never null again (all fields null, §9.7). One row per point and
     column with events since the column was last emptied (`value` null when none is live). -#}
-{{ config(materialized='table') }}
 with
 
 point_events as (

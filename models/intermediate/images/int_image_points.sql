@@ -3,7 +3,6 @@
     `preimage`) and, for a row the group upserts, the post-image point after them (tables with
     `postimage`). `state_position` orders a point among the row's events
     (int_image_point_events): group_no * 100 before the group, + 99 after it. -#}
-{{ config(materialized='table') }}
 with
 
 affected as (
@@ -23,6 +22,10 @@ affected as (
         row_position,
         max(if(piece_kind in ('clustered_upsert', 'row_tombstone'), clustering_prefix, null))
             as clustering_prefix,
+        -- the columns of that prefix and of the partition key: the image rows' key cells
+        first(if(piece_kind in ('clustered_upsert', 'row_tombstone'), clustering_prefix_members, null), true)
+            as clustering_prefix_members,
+        first(partition_key_members) as partition_key_members,
         max(piece_kind in ('static_upsert', 'clustered_upsert')) as is_upserted,
         max(piece_kind in ('row_tombstone', 'partition_tombstone')) as is_deleted,
         collect_set(column_name) as columns_written
@@ -69,6 +72,8 @@ select
     is_static,
     row_position,
     clustering_prefix,
+    clustering_prefix_members,
+    partition_key_members,
     is_upserted,
     is_deleted,
     columns_written,

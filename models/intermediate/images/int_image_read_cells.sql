@@ -4,7 +4,6 @@
     or partition tombstone removes the cells it covers (timestamp <= the tombstone's), a
     collection tombstone its column's older elements, and a TTL'd cell is gone once the write's
     coordinator clock reaches its expiry. -#}
-{{ config(materialized='table') }}
 with
 
 atoms as (

@@ -1,7 +1,6 @@
 {#- The rows each write with images reads (scylla-log.md §7.1): the static row, each clustered
     row it writes or deletes, the single row of a table without clustering key on a partition
     delete. -#}
-{{ config(materialized='table') }}
 select
     write_id,
     coordinator_now_us,

@@ -182,6 +182,8 @@ select
     image_cells.image_seq,
     image_row.operation,
     image_row.clustering_prefix,
+    image_row.partition_key_members,
+    image_row.clustering_prefix_members,
     image_row.column_name,
     image_row.value
 from image_cells
@@ -189,6 +191,8 @@ from image_cells
         if(image_cells.carries_header, array(named_struct(
             'operation', image_cells.operation,
             'clustering_prefix', if(image_cells.is_static, null, image_cells.clustering_prefix),
+            'partition_key_members', image_cells.partition_key_members,
+            'clustering_prefix_members', if(image_cells.is_static, null, image_cells.clustering_prefix_members),
             'column_name', null,
             'value', null
         )), array()),
@@ -198,6 +202,8 @@ from image_cells
             array(named_struct(
                 'operation', null,
                 'clustering_prefix', null,
+                'partition_key_members', cast(null as map <string, string>),
+                'clustering_prefix_members', cast(null as map <string, string>),
                 'column_name', if(
                     image_cells.state_value is null,
                     concat('cdc$deleted_', image_cells.column_name),

@@ -1,6 +1,8 @@
 {#- The atoms of accepted writes placed in their log rows: each log row's operation, cdc$ttl,
     clustering-key source and cdc$batch_seq_no, in ScyllaDB's emission order (scylla-log.md
-    §4.3-4.4, §5, §6.2). One row per atom; a range tombstone appears twice (start and end row). -#}
+    §4.3-4.4, §5, §6.2), with what the log's key cells are made of (the partition key's and the
+    clustering prefix's columns) and the change group's stream and cdc$time. One row per atom;
+    a range tombstone appears twice (start and end row). -#}
 {{ config(materialized='table') }}
 with
 
@@ -89,34 +91,62 @@ numbered as (
         ) - 1 as batch_seq_no
     from classified
 
+),
+
+ordered as (
+
+    select
+        write_id,
+        keyspace_name,
+        table_name,
+        partition_key,
+        change_ts,
+        batch_seq_no,
+        batch_seq_no = max(batch_seq_no) over (
+            partition by write_id, keyspace_name, table_name, partition_key, change_ts
+        ) as is_end_of_batch,
+        operation,
+        case when piece_kind in ('static_upsert', 'clustered_upsert') then nullif(ttl_key, 0) end
+            as cdc_ttl,
+        -- the JSON clustering prefix the log row carries (full key, a range bound, or none)
+        case
+            when piece_kind in ('clustered_upsert', 'row_tombstone', 'range_tombstone') then bound_prefix
+        end as clustering_prefix,
+        atom_kind,
+        column_name,
+        is_live,
+        value,
+        element_key,
+        piece_kind,
+        clustering_position,
+        range_end_position,
+        row_position,
+        schema_version,
+        is_split,
+        partition_key_members,
+        stream_id,
+        cdc_time
+    from numbered
+
+),
+
+clustering_prefixes as (
+
+    -- each distinct clustering prefix of the batch's log rows once through the UDF
+    select
+        prefixes.clustering_prefix,
+        {{ cdc_udf('cdc_json_members') }}(prefixes.clustering_prefix) as clustering_prefix_members
+    from (
+        select distinct clustering_prefix
+        from ordered
+        where clustering_prefix is not null
+    ) as prefixes
+
 )
 
-select
-    write_id,
-    keyspace_name,
-    table_name,
-    partition_key,
-    change_ts,
-    batch_seq_no,
-    batch_seq_no = max(batch_seq_no) over (
-        partition by write_id, keyspace_name, table_name, partition_key, change_ts
-    ) as is_end_of_batch,
-    operation,
-    case when piece_kind in ('static_upsert', 'clustered_upsert') then nullif(ttl_key, 0) end
-        as cdc_ttl,
-    -- the JSON clustering prefix the log row carries (full key, a range bound, or none)
-    case
-        when piece_kind in ('clustered_upsert', 'row_tombstone', 'range_tombstone') then bound_prefix
-    end as clustering_prefix,
-    atom_kind,
-    column_name,
-    is_live,
-    value,
-    element_key,
-    piece_kind,
-    clustering_position,
-    range_end_position,
-    row_position,
-    schema_version,
-    is_split
-from numbered
+select /*+ broadcast(clustering_prefixes) */
+    ordered.*,
+    clustering_prefixes.clustering_prefix_members
+from ordered
+left join clustering_prefixes
+    on ordered.clustering_prefix = clustering_prefixes.clustering_prefix

@@ -51,9 +51,75 @@ pieces as (
 
 ),
 
+position_inputs as (
+
+    -- what a piece's clustering positions are computed from: a range's two rows both sort by
+    -- its start bound, and it has an end position; a clustered row atom's position is its
+    -- row's; static and partition atoms have none
+    select
+        pieces.*,
+        case
+            when pieces.atom_kind = 'range_tombstone' then pieces.range_start
+            when
+                pieces.atom_kind in ('cell', 'row_marker', 'row_tombstone', 'collection_tombstone')
+                and pieces.column_kind is distinct from 'static'
+                then coalesce(pieces.clustering_key, '{}')
+        end as position_key,
+        case
+            when pieces.atom_kind = 'range_tombstone'
+                then if(pieces.range_start_inclusive, 'start_inclusive', 'start_exclusive')
+            else 'row'
+        end as position_bound,
+        case when pieces.atom_kind = 'range_tombstone' then pieces.range_end end as end_position_key,
+        if(pieces.range_end_inclusive, 'end_inclusive', 'end_exclusive') as end_position_bound
+    from pieces
+
+),
+
+clustering_positions as (
+
+    -- each distinct key and bound of the batch once through the sort-key UDF (a clustering key
+    -- repeats for every cell of its row and every write of its row); a null key is the static
+    -- row (bound row: the empty key) or an open bound
+    select
+        distinct_keys.keyspace_name,
+        distinct_keys.table_name,
+        distinct_keys.key_json,
+        distinct_keys.bound,
+        {{ cdc_udf('cdc_clustering_sort_key') }}(
+            distinct_keys.key_json,
+            base_tables.clustering_key_names,
+            base_tables.clustering_key_types,
+            base_tables.clustering_key_orders,
+            distinct_keys.bound
+        ) as position
+    from (
+        select distinct
+            keyspace_name,
+            table_name,
+            position_key as key_json,
+            position_bound as bound
+        from position_inputs
+        where write_problem is null
+        union
+        select distinct
+            keyspace_name,
+            table_name,
+            end_position_key as key_json,
+            end_position_bound as bound
+        from position_inputs
+        where write_problem is null
+    ) as distinct_keys
+    inner join base_tables
+        on
+            distinct_keys.keyspace_name = base_tables.keyspace_name
+            and distinct_keys.table_name = base_tables.table_name
+
+),
+
 keyed as (
 
-    select
+    select /*+ broadcast(start_positions, end_positions) */
         pieces.*,
         base_tables.has_clustering_key,
         case
@@ -70,37 +136,28 @@ keyed as (
                 then coalesce(pieces.ttl_seconds, 0)
             else 0
         end as ttl_key,
-        -- clustering position; a range's two rows both sort by its start bound
-        {{ cdc_udf('cdc_clustering_sort_key') }}(
-            case
-                when pieces.atom_kind = 'range_tombstone' then pieces.range_start
-                when
-                    pieces.atom_kind in ('cell', 'row_marker', 'row_tombstone', 'collection_tombstone')
-                    and pieces.column_kind is distinct from 'static'
-                    then coalesce(pieces.clustering_key, '{}')
-            end,
-            base_tables.clustering_key_names,
-            base_tables.clustering_key_types,
-            base_tables.clustering_key_orders,
-            case
-                when pieces.atom_kind = 'range_tombstone'
-                    then if(pieces.range_start_inclusive, 'start_inclusive', 'start_exclusive')
-                else 'row'
-            end
-        ) as clustering_position,
-        {{ cdc_udf('cdc_clustering_sort_key') }}(
-            case when pieces.atom_kind = 'range_tombstone' then pieces.range_end end,
-            base_tables.clustering_key_names,
-            base_tables.clustering_key_types,
-            base_tables.clustering_key_orders,
-            if(pieces.range_end_inclusive, 'end_inclusive', 'end_exclusive')
-        ) as range_end_position
-    from pieces
+        start_positions.position as clustering_position,
+        end_positions.position as range_end_position
+    from position_inputs as pieces
     -- an invalid write's atom may name an unknown table
     left join base_tables
         on
             pieces.keyspace_name = base_tables.keyspace_name
             and pieces.table_name = base_tables.table_name
+    left join clustering_positions as start_positions
+        on
+            pieces.write_problem is null
+            and pieces.keyspace_name = start_positions.keyspace_name
+            and pieces.table_name = start_positions.table_name
+            and pieces.position_key <=> start_positions.key_json
+            and pieces.position_bound = start_positions.bound
+    left join clustering_positions as end_positions
+        on
+            pieces.write_problem is null
+            and pieces.keyspace_name = end_positions.keyspace_name
+            and pieces.table_name = end_positions.table_name
+            and pieces.end_position_key <=> end_positions.key_json
+            and pieces.end_position_bound = end_positions.bound
 
 ),
 
