@@ -1,9 +1,12 @@
-"""``cdclake check``: validate a build's outputs with Great Expectations (GX Core), offline.
+"""``cdclake check``: validate a build's outputs with Great Expectations (GX Core), offline, and
+run the project's whole-table checks.
 
 Builds each dataset of cdclake.expectations with Spark SQL, validates it with one GX
-checkpoint, writes GX's Data Docs (HTML) and prints one line per expectation.
-Exit codes: 0 all pass, 1 an expectation failed, 2 the build's tables are missing (or a bad
-argument).
+checkpoint, writes GX's Data Docs (HTML) and prints one line per expectation; then runs the dbt
+tests tagged `whole_table` (their cost follows the warehouse's history, so builds leave them
+out: selectors.yml), each failing one named with its rows' count.
+Exit codes: 0 all pass, 1 an expectation or a check failed, 2 the build's tables are missing (or
+a bad argument).
 """
 from __future__ import annotations
 
@@ -131,11 +134,28 @@ def run_check(spark, docs_dir: Path, only: list[str] | None = None) -> int:
         context.build_data_docs(site_names=[SITE_NAME])
     print("\n".join(lines))
     print(f"data docs: {docs_dir / 'index.html'}")
+    if only is None:
+        checks, checks_failed = run_whole_table_checks()
+        total, failed = total + checks, failed + checks_failed
     if failed:
-        print(f"cdclake check: {failed} of {total} expectations FAILED")
+        print(f"cdclake check: {failed} of {total} expectations and checks FAILED")
         return 1
-    print(f"cdclake check: all {total} expectations passed")
+    print(f"cdclake check: all {total} expectations and checks passed")
     return 0
+
+
+def run_whole_table_checks() -> tuple[int, int]:
+    """``dbt test --select tag:whole_table`` on the project: prints one line per check; returns
+    (checks, failed checks)."""
+    from cdclake import dbt
+
+    result = dbt.invoke_result(["test", "--select", "tag:whole_table", "--log-level", "warn"])
+    outcomes = [(r.node.name, r.status, r.failures) for r in (result.result.results if result.result else [])]
+    for name, status, failures in outcomes:
+        word = "PASS" if str(status) == "pass" else "FAIL"
+        print(f"  {word}  whole-table check {name}" + ("" if word == "PASS" else f": {failures} rows ({status})"))
+    failed = sum(str(status) != "pass" for _, status, _ in outcomes) + (0 if result.success or outcomes else 1)
+    return len(outcomes), failed
 
 
 def main(argv: list[str], spark=None) -> int:

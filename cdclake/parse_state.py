@@ -23,7 +23,7 @@ from pathlib import Path
 from cdclake.paths import PROFILES_DIR, target_dir
 
 # the files of a dbt project (a scratch project copies them)
-PROJECT_PARTS = ["dbt_project.yml", "models", "macros", "seeds", "tests/dbt"]
+PROJECT_PARTS = ["dbt_project.yml", "selectors.yml", "models", "macros", "seeds", "tests/dbt"]
 CACHE_SUBDIR = "parsed_projects"
 STATE_FILE = Path("target") / "partial_parse.msgpack"
 MANIFEST_FILE = Path("target") / "manifest.json"

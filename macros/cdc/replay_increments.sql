@@ -154,3 +154,37 @@
             cdc_same_partition('target', 'replayed', columns)) }}
     {%- endif -%}
 {%- endmacro %}
+
+
+{% macro cdc_newest_change_us() -%}
+    {#- The newest change in the log the consumer tables replay (µs; 0 without any): the largest
+        fact timestamp of int_log_replay_facts, as its post-hook recorded it (table property
+        `cdclake.newest_change_us`, `cdc_mark_newest_change`), or read from the facts. The time the
+        state tables show by default. -#}
+    {%- set facts = ref('int_log_replay_facts') -%}
+    {%- if not execute -%}
+        {{ return(0) }}
+    {%- endif -%}
+    {%- for row in run_query('show tblproperties ' ~ facts).rows -%}
+        {%- if row[0] == 'cdclake.newest_change_us' -%}
+            {{ return(row[1] | int) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(run_query('select coalesce(max(ts), 0) from ' ~ facts).columns[0].values()[0] | int) }}
+{%- endmacro %}
+
+
+{% macro cdc_mark_newest_change() -%}
+    {#- Post-hook of int_log_replay_facts: its newest fact timestamp as the table property
+        `cdclake.newest_change_us`, from the facts newer than the one recorded (the facts are
+        appended in time order, so Spark skips the row groups of the older ones). -#}
+    {%- if execute -%}
+        {%- set before = cdc_table_mark('newest_change_us') -%}
+        {%- set newer = run_query(
+            'select max(ts) from ' ~ this ~ ('' if before is none else ' where ts > ' ~ before)
+        ).columns[0].values()[0] -%}
+        {%- if newer is not none or before is none -%}
+            alter table {{ this }} set tblproperties ('cdclake.newest_change_us' = '{{ (newer or 0) | int }}')
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}

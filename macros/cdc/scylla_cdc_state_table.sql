@@ -106,70 +106,60 @@
 
 {% macro scylla_cdc_state_table(keyspace_name, table_name) -%}
     {#- `<keyspace>.<table>_state`: the base table as a replicator rebuilds it from the log's
-        deltas (SCD1), from `int_log_replay_cells`: one row per live row (a partition with live
-        static cells and no live rows: one row, clustering columns null), the key columns and
-        every static and regular column typed as in the log table, each with its write time,
-        TTL and expiry. -#}
+        deltas (SCD1), as of var `as_of_us` (default: the newest change in the log, from
+        `cdc_newest_change_us`): the versions of its `_history` table valid then, one row per
+        live row, a partition's static columns on each of its rows (a partition with live static
+        cells and no live rows: one row, clustering columns null). A view: a build writes nothing. -#}
     {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
-    {%- set udts = scylla_cdc_user_types(keyspace_name) -%}
-    {%- set static_columns = columns | selectattr('kind', 'equalto', 'static') | list -%}
-    {%- set regular_columns = columns | selectattr('kind', 'equalto', 'regular') | list -%}
-    {{- config(materialized='table') -}}
+    {%- set history = ref(keyspace_name ~ '__' ~ table_name ~ '_history') -%}
+    {%- set as_of = var('as_of_us', none) -%}
+    {%- set as_of = cdc_newest_change_us() if as_of is none else as_of -%}
+    {{- config(materialized='view') -}}
 with
 
-cells as (
+valid_versions as (
 
-    select * from {{ ref('int_log_replay_cells') }}
-    where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
+    select * from {{ history }}
+    where
+        not `cdc$is_deletion`
+        and `cdc$valid_from_us` <= {{ as_of }}
+        and (`cdc$valid_to_us` is null or `cdc$valid_to_us` > {{ as_of }})
 
 ),
 
 live_rows as (
 
-    -- the live rows: a live row marker or regular cell
-    select
-        partition_id,
-        max(row_clustering) as row_clustering
-        {%- for column in regular_columns %},
-        {{ cdc_state_cells_column(column, udts) }} as `{{ column.name }}`
-        {%- endfor %}
-    from cells
-    where not is_static
-    group by partition_id, row_position
+    select * from valid_versions
+    where not `cdc$is_static_row`
 
 ),
 
 static_rows as (
 
-    select
-        partition_id
-        {%- for column in static_columns %},
-        {{ cdc_state_cells_column(column, udts) }} as `{{ column.name }}`
-        {%- endfor %}
-    from cells
-    where is_static
-    group by partition_id
-
-),
-
-state_rows as (
-
-    select
-        coalesce(live_rows.partition_id, static_rows.partition_id) as partition_id,
-        live_rows.row_clustering
-        {%- for column in static_columns %},
-        static_rows.`{{ column.name }}`
-        {%- endfor %}
-        {%- for column in regular_columns %},
-        live_rows.`{{ column.name }}`
-        {%- endfor %}
-    from live_rows
-    full outer join static_rows
-        on live_rows.partition_id = static_rows.partition_id
+    select * from valid_versions
+    where `cdc$is_static_row`
 
 )
 
+{%- set selected = [] -%}
+{%- for column in columns -%}
+    {%- if column.kind == 'partition_key' -%}
+        {%- do selected.append('coalesce(live_rows.`' ~ column.name ~ '`, static_rows.`' ~ column.name
+                               ~ '`) as `' ~ column.name ~ '`') -%}
+    {%- elif column.kind == 'clustering' -%}
+        {%- do selected.append('live_rows.`' ~ column.name ~ '`') -%}
+    {%- else -%}
+        {%- for prefix in ['', 'cdc$writetime_', 'cdc$ttl_', 'cdc$expires_at_'] -%}
+            {%- do selected.append(('static_rows' if column.kind == 'static' else 'live_rows')
+                                   ~ '.`' ~ prefix ~ column.name ~ '`') -%}
+        {%- endfor -%}
+    {%- endif -%}
+{%- endfor %}
+
 select
-    {{ cdc_state_row_columns(columns, udts) }}
-from state_rows
+    {#- rendered while dbt parses: no columns (see scylla_cdc_log_columns) #}
+    {{ selected | join(',\n    ') if selected else 'live_rows.*' }}
+from live_rows
+full outer join static_rows
+    on {{ cdc_same_partition('live_rows', 'static_rows', columns) }}
 {%- endmacro %}

@@ -290,9 +290,12 @@ numbered as (
         max(cells.stream_id) over group_rows as group_stream_id,
         max(cells.cdc_time) over group_rows as group_cdc_time
     from (
-        select * from delta_cells
-        union all
-        select * from image_cells
+        -- one shuffle by write: every window here is over a change group
+        select /*+ repartition(write_id) */ * from (
+            select * from delta_cells
+            union all
+            select * from image_cells
+        ) as unsorted_cells
     ) as cells
     window group_rows as (
         partition by cells.write_id, cells.keyspace_name, cells.table_name, cells.partition_key, cells.change_ts

@@ -8,7 +8,8 @@ with
 
 keyed_atoms as (
 
-    select * from {{ ref('int_batch_atoms') }}
+    -- one shuffle by write: every window below is over a part of a write
+    select /*+ repartition(write_id) */ * from {{ ref('int_batch_atoms') }}
     where write_status = 'accepted' and cdc_enabled
 
 ),

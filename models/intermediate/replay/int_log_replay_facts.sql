@@ -17,7 +17,7 @@
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    post_hook="{{ cdc_mark_logged_through() }}",
+    post_hook=["{{ cdc_mark_logged_through() }}", "{{ cdc_mark_newest_change() }}"],
 ) }}
 
 with

@@ -1,10 +1,10 @@
 {#- Every atom of the batch; those of valid writes keyed as ScyllaDB's CDC splits a mutation
     (scylla-log.md §4.1-4.2, cdc/split.cc): each atom's change timestamp and TTL, the piece of
     the mutation it belongs to (a range tombstone is two pieces, its start and end bound), its
-    clustering position, and whether its mutation is split. Atoms of writes with a problem stay
-    as they are, one row each, unkeyed: the write is rejected. Valid writes to tables without CDC
-    (at the write's schema version) are keyed too: they are not logged, but pre-images read the
-    state they leave. -#}
+    clustering position, and whether its mutation is split. Only the keys of valid writes count
+    (a write with a problem is rejected whole, and its pieces get no clustering position). Valid
+    writes to tables without CDC (at the write's schema version) are keyed too: they are not
+    logged, but pre-images read the state they leave. -#}
 with
 
 atoms as (
@@ -23,8 +23,9 @@ base_tables as (
 
 pieces as (
 
-    -- a range tombstone is logged as two rows (start bound, end bound): one piece each
-    select
+    -- a range tombstone is logged as two rows (start bound, end bound): one piece each; one
+    -- shuffle by write: every window after this step is over the write or a part of it
+    select /*+ repartition(atoms.write_id) */
         atoms.*,
         bound.bound_side,
         bound.bound_prefix,
@@ -32,7 +33,7 @@ pieces as (
     from atoms
         lateral view explode(
             case
-                when atoms.write_problem is null and atoms.atom_kind = 'range_tombstone'
+                when atoms.atom_kind = 'range_tombstone'
                     then array(
                         named_struct(
                             'bound_side', 'start', 'bound_prefix', atoms.range_start,
@@ -80,7 +81,9 @@ clustering_positions as (
 
     -- each distinct key and bound of the batch once through the sort-key UDF (a clustering key
     -- repeats for every cell of its row and every write of its row); a null key is the static
-    -- row (bound row: the empty key) or an open bound
+    -- row (bound row: the empty key) or an open bound. Computed from the atoms' own columns
+    -- only (invalid writes' keys too: the UDF gives them null), so that this branch does not
+    -- run the validation again
     select
         distinct_keys.keyspace_name,
         distinct_keys.table_name,
@@ -100,7 +103,6 @@ clustering_positions as (
             position_key as key_json,
             position_bound as bound
         from position_inputs
-        where write_problem is null
         union
         select distinct
             keyspace_name,
@@ -108,7 +110,6 @@ clustering_positions as (
             end_position_key as key_json,
             end_position_bound as bound
         from position_inputs
-        where write_problem is null
     ) as distinct_keys
     inner join base_tables
         on

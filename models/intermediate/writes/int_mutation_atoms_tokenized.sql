@@ -47,7 +47,7 @@ tokenized as (
 
 )
 
-select
+select /*+ broadcast(tokenized) */
     atoms.*,
     tokenized.token_result.token,
     tokenized.partition_key_members,

@@ -2,7 +2,10 @@
     or partition keys, or in the write as a whole (two coordinator clocks, two schema versions of
     a table, an id not above the processed ones), or null. A write with a problem is rejected
     whole, as ScyllaDB fails the whole request. The atoms without a write id count as one write
-    (write_id null), rejected. Write-level facts are windows over the write's atoms. -#}
+    (write_id null), rejected. Write-level facts are windows over the write's atoms.
+    Materialized: the Python checks of the steps before it run once per atom, and the steps
+    after it read the table (their per-key branches among them). -#}
+{{ config(materialized='table') }}
 with
 
 atoms as (
@@ -19,7 +22,8 @@ batch as (
 
 write_facts as (
 
-    select
+    -- one shuffle by write: every window below is over the write or a part of it
+    select /*+ repartition(write_id) */
         *,
         count(*) over write as write_atom_count,
         min(coordinator_now_us) over write as write_coordinator_now_us,

@@ -2,6 +2,8 @@
 -- atoms the input has for it. Atoms appended later under a processed write id, or an input
 -- replaced by other writes under the same ids, show here (rebuild with --full-refresh).
 -- Writes processed earlier and since removed from the input (retention) are fine.
+-- A whole-table check: `cdclake check` runs it (tag whole_table), builds do not.
+{{ config(tags=['whole_table']) }}
 with
 
 input_writes as (

@@ -2,6 +2,8 @@
 -- (int_log_replay_cells: the winners that no tombstone or expiry removed by its time) are the
 -- cells of the history's versions valid at that time (int_log_replay_versions: each cell's
 -- validity interval). Two constructions from the same facts; returns the cells they differ on.
+-- A whole-table check: `cdclake check` runs it (tag whole_table), builds do not.
+{{ config(tags=['whole_table']) }}
 with
 
 as_of as (

@@ -1,12 +1,29 @@
 -- The batch's log, checked on its rows only: every change group of an accepted write has its log
 -- rows (a write is accepted only if it produced all its change groups: a group with no rows
--- would be a silently lost change), and each group's rows are numbered 0 .. n-1 with exactly
--- one cdc$end_of_batch, on its last row. Returns the offending groups with the problem.
+-- would be a silently lost change), each group's rows are numbered 0 .. n-1 with exactly one
+-- cdc$end_of_batch, on its last row, and every row has a stream, a cdc$time and an operation
+-- ScyllaDB writes. Returns the offending groups or rows with the problem.
 with
 
 batch_log_rows as (
 
     select * from {{ cdc_batch_log_rows() }} as rows
+
+),
+
+unnamed_cells as (
+
+    -- the batch's cells without a log column
+    select
+        log.write_id,
+        log.keyspace_name,
+        log.table_name,
+        log.change_timestamp,
+        log.`cdc$time`
+    from {{ ref('cdc_log') }} as log
+    left semi join {{ ref('int_batch_atoms') }} as batch_writes
+        on log.write_id = batch_writes.write_id
+    where log.column_name is null and {{ cdc_log_written_after('log', cdc_last_processed_write_id()) }}
 
 ),
 
@@ -80,3 +97,36 @@ where
     or last_seq_no != log_rows - 1
     or end_of_batch_rows != 1
     or not coalesce(last_row_ends_the_batch, false)
+
+union all
+
+select
+    write_id,
+    keyspace_name,
+    table_name,
+    null as partition_key,
+    change_timestamp as change_ts,
+    `cdc$time` as cdc_time,
+    case
+        when `cdc$stream_id` is null then 'cdc$stream_id: null'
+        when `cdc$time` is null then 'cdc$time: null'
+        else concat('cdc$operation: ', coalesce(cast(`cdc$operation` as string), 'null'), ' is no operation ScyllaDB logs')
+    end as problem
+from batch_log_rows
+where
+    `cdc$stream_id` is null
+    or `cdc$time` is null
+    or `cdc$operation` is null
+    or `cdc$operation` not in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -3, -4)
+
+union all
+
+select
+    write_id,
+    keyspace_name,
+    table_name,
+    null as partition_key,
+    change_timestamp as change_ts,
+    `cdc$time` as cdc_time,
+    'column_name: a cell without its log column' as problem
+from unnamed_cells
