@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 import great_expectations.expectations as gxe
 from great_expectations.expectations.row_conditions import Column
 
+# the last batch's log rows (int_log_rows, an ephemeral step: its compiled query, see cdclake.check)
+LOG_ROWS_VIEW = "cdclake_check_log_rows"
+
 # tables a build writes that the datasets read
 REQUIRED_TABLES = [
     "cdc_lake.cdc_log",
@@ -17,8 +20,8 @@ REQUIRED_TABLES = [
     "cdc_lake.cdc_rejected_writes",
     "cdc_lake.cdc_processed_writes",
     "cdc_intermediate.int_batch_atoms",
-    "cdc_intermediate.int_log_rows",
     "cdc_intermediate.int_log_changes_ordered",
+    "cdc_intermediate.int_log_images",
     "cdc_staging.stg_cdc_input__generations",
     "cdc_staging.stg_cdc_input__generation_streams",
     "cdc_staging.stg_cdc_input__base_mutations",
@@ -39,7 +42,7 @@ KIND_OPERATIONS = [
     "range_tombstone:5", "range_tombstone:6", "range_tombstone:7", "range_tombstone:8",
 ]
 
-LOG_ROWS_SQL = """
+LOG_ROWS_SQL = f"""
 with log_rows as (
     select distinct
         keyspace_name, table_name, `cdc$stream_id` as stream_id, `cdc$time` as cdc_time,
@@ -51,7 +54,7 @@ with log_rows as (
 sources as (
     select stream_id, cdc_time, batch_seq_no, phase,
         write_id, keyspace_name, table_name, partition_key, change_ts, phase_seq
-    from cdc_intermediate.int_log_rows
+    from {LOG_ROWS_VIEW}
 ),
 delta_kinds as (
     -- what the atoms of a delta row change
@@ -149,7 +152,7 @@ with log_groups as (
 ),
 sources as (
     select distinct stream_id, cdc_time, write_id, keyspace_name, table_name, partition_key, change_ts
-    from cdc_intermediate.int_log_rows
+    from {LOG_ROWS_VIEW}
 ),
 group_atoms as (
     -- the written timestamps of the atoms a group logs

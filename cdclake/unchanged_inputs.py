@@ -29,6 +29,8 @@ log = logging.getLogger("cdclake")
 
 RECORD_NAME = "cdclake_unchanged_inputs.json"
 SLOW_MOVING = "when_changed"             # sources' meta `cdclake_rebuild`
+# what the project's default selector (selectors.yml) leaves out, which an --exclude of our own replaces
+WHOLE_TABLE_CHECKS = "tag:whole_table"
 ABSENT = "absent"                        # the version of an input table that is not there
 WRITING_COMMANDS = ("build", "run", "seed", "snapshot")
 SELECTION_FLAGS = ("--select", "-s", "--models", "-m", "--exclude", "--selector", "--resource-type",
@@ -81,7 +83,7 @@ def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
     if record.get("writes") and record["writes"] == plan.writes_before \
             and all(spark.catalog.tableExists(relation) for relation in record["all_relations"]):
         plan.skipped = list(record["all_nodes"])
-        plan.args += ["--exclude", *plan.skipped, "--indirect-selection", "empty"]
+        plan.args += ["--exclude", *plan.skipped, WHOLE_TABLE_CHECKS, "--indirect-selection", "empty"]
         log.info("no input changed since the last build (its %d cdc_input tables at the same Delta versions): "
                  "none of its %d models and tests runs (--full-refresh runs them)", len(versions), len(plan.skipped))
         return plan
@@ -89,7 +91,7 @@ def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
     if plan.skipped:
         # exactly those: by default dbt would also leave out every test with one of them as a
         # parent (eager indirect selection), e.g. the round trip, which reads the schemas too
-        plan.args += ["--exclude", *plan.skipped, "--indirect-selection", "empty"]
+        plan.args += ["--exclude", *plan.skipped, WHOLE_TABLE_CHECKS, "--indirect-selection", "empty"]
         log.info("%s unchanged since the last build: its %d models and tests that read only them are "
                  "left out (--full-refresh runs them)", ", ".join(sorted(record["inputs"])), len(plan.skipped))
     return plan

@@ -2,6 +2,9 @@
 byte (stream IDs as hex, timeuuids as text, every other value as Spark returns it)."""
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from cdclake.consumer_models import replayable
@@ -50,9 +53,33 @@ def snapshot(spark) -> dict[str, list[str]]:
 
 def snapshot_files(spark, warehouse: Path, tables: list[str]) -> dict[str, list[str]]:
     """The same tables read from another warehouse's folder (another process's metastore), each
-    in its own format (Delta where the folder has a Delta log)."""
-    return {table: rows_of(spark.read.format(table_format(warehouse, table)).load(str(location(warehouse, table))))
-            for table in tables}
+    in its own format (Delta where the folder has a Delta log); the views (no folder: the state
+    tables, the rejected writes) through that warehouse's own metastore (`snapshot_views`)."""
+    stored = [table for table in tables if location(warehouse, table).is_dir()]
+    rows = {table: rows_of(spark.read.format(table_format(warehouse, table)).load(str(location(warehouse, table))))
+            for table in stored}
+    views = [table for table in tables if table not in rows]
+    return {**rows, **(snapshot_views(warehouse, views) if views else {})}
+
+
+VIEWS_DUMP = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from cdclake.spark import create_session
+from outputs import rows_of
+spark = create_session(Path(sys.argv[2]), app_name="cdclake-test-views", class_archive=False)
+print(json.dumps({view: rows_of(spark.table(view)) for view in sys.argv[3:]}))
+"""
+
+
+def snapshot_views(warehouse: Path, views: list[str]) -> dict[str, list[str]]:
+    """{view: sorted rows} of views of another warehouse (its folder's Derby metastore, which only
+    one process opens at a time: a process of its own, once that warehouse's is done)."""
+    done = subprocess.run([sys.executable, "-c", VIEWS_DUMP, str(Path(__file__).parent), str(warehouse), *views],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def location(warehouse: Path, table: str) -> Path:

@@ -2,6 +2,7 @@
     the state carried from earlier builds (int_base_state, `is_carried`) of the partitions the
     batch writes, of every table that has images in some schema version (earlier writes make the
     state, CDC-enabled or not), with the image options of the write's schema version. -#}
+{{ config(materialized='table') }}
 with
 
 table_versions as (
