@@ -15,7 +15,7 @@ import pandas as pd
 from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
-from python_udfs.errors import problem_text
+from python_udfs.errors import problem_text, utf8_safe
 from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
@@ -67,9 +67,10 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
     if key_json is None or names is None or types is None:
         return None
     try:
-        return _key_error(key_json, names, types, allow_prefix)
+        problem = _key_error(key_json, names, types, allow_prefix)
     except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
         return problem_text(error)
+    return None if problem is None else utf8_safe(problem)
 
 
 def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
@@ -114,6 +115,9 @@ def _json_members(text: str) -> dict[str, str]:
     pos = _skip(text, pos + 1)
     while text[pos:pos + 1] != "}":
         name, pos = _DECODER.raw_decode(text, pos)
+        if not isinstance(name, str):
+            raise ValueError(f"expected a member name in JSON object {text!r}")
+        name = utf8_safe(name)
         pos = _skip(text, pos)
         if text[pos:pos + 1] != ":":
             raise ValueError(f"expected ':' in JSON object {text!r}")

@@ -60,6 +60,10 @@ names what was expected and the offending input, so a user can fix the row.
 """
 from __future__ import annotations
 
+import re
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 class CqlValueError(ValueError):
     """A JSON value (or key) cannot be read as the CQL type it is declared with."""
@@ -71,10 +75,16 @@ class CqlTypeError(CqlValueError):
 
 def problem_text(error: Exception) -> str:
     """What a row's value could not be read as, from any exception reading it raised: a
-    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
-    if isinstance(error, CqlValueError):
-        return str(error)
-    return f"cannot be read ({type(error).__name__}: {error})"
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named.
+    UTF-8 safe (``utf8_safe``): it names the offending value."""
+    return utf8_safe(str(error) if isinstance(error, CqlValueError)
+                     else f"cannot be read ({type(error).__name__}: {error})")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with each lone surrogate (JSON's ``\\ud800``, which Python reads into a str)
+    written as its escape: what goes back to Spark must be UTF-8, which cannot hold one."""
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -10233,6 +10243,10 @@ names what was expected and the offending input, so a user can fix the row.
 """
 from __future__ import annotations
 
+import re
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 class CqlValueError(ValueError):
     """A JSON value (or key) cannot be read as the CQL type it is declared with."""
@@ -10244,10 +10258,16 @@ class CqlTypeError(CqlValueError):
 
 def problem_text(error: Exception) -> str:
     """What a row's value could not be read as, from any exception reading it raised: a
-    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
-    if isinstance(error, CqlValueError):
-        return str(error)
-    return f"cannot be read ({type(error).__name__}: {error})"
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named.
+    UTF-8 safe (``utf8_safe``): it names the offending value."""
+    return utf8_safe(str(error) if isinstance(error, CqlValueError)
+                     else f"cannot be read ({type(error).__name__}: {error})")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with each lone surrogate (JSON's ``\\ud800``, which Python reads into a str)
+    written as its escape: what goes back to Spark must be UTF-8, which cannot hold one."""
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -11873,6 +11893,10 @@ names what was expected and the offending input, so a user can fix the row.
 """
 from __future__ import annotations
 
+import re
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 class CqlValueError(ValueError):
     """A JSON value (or key) cannot be read as the CQL type it is declared with."""
@@ -11884,10 +11908,16 @@ class CqlTypeError(CqlValueError):
 
 def problem_text(error: Exception) -> str:
     """What a row's value could not be read as, from any exception reading it raised: a
-    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
-    if isinstance(error, CqlValueError):
-        return str(error)
-    return f"cannot be read ({type(error).__name__}: {error})"
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named.
+    UTF-8 safe (``utf8_safe``): it names the offending value."""
+    return utf8_safe(str(error) if isinstance(error, CqlValueError)
+                     else f"cannot be read ({type(error).__name__}: {error})")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with each lone surrogate (JSON's ``\\ud800``, which Python reads into a str)
+    written as its escape: what goes back to Spark must be UTF-8, which cannot hold one."""
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -12836,7 +12866,7 @@ import pandas as pd
 from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
-from python_udfs.errors import problem_text
+from python_udfs.errors import problem_text, utf8_safe
 from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
@@ -12888,9 +12918,10 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
     if key_json is None or names is None or types is None:
         return None
     try:
-        return _key_error(key_json, names, types, allow_prefix)
+        problem = _key_error(key_json, names, types, allow_prefix)
     except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
         return problem_text(error)
+    return None if problem is None else utf8_safe(problem)
 
 
 def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
@@ -12935,6 +12966,9 @@ def _json_members(text: str) -> dict[str, str]:
     pos = _skip(text, pos + 1)
     while text[pos:pos + 1] != "}":
         name, pos = _DECODER.raw_decode(text, pos)
+        if not isinstance(name, str):
+            raise ValueError(f"expected a member name in JSON object {text!r}")
+        name = utf8_safe(name)
         pos = _skip(text, pos)
         if text[pos:pos + 1] != ":":
             raise ValueError(f"expected ':' in JSON object {text!r}")
@@ -13100,6 +13134,10 @@ names what was expected and the offending input, so a user can fix the row.
 """
 from __future__ import annotations
 
+import re
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 class CqlValueError(ValueError):
     """A JSON value (or key) cannot be read as the CQL type it is declared with."""
@@ -13111,10 +13149,16 @@ class CqlTypeError(CqlValueError):
 
 def problem_text(error: Exception) -> str:
     """What a row's value could not be read as, from any exception reading it raised: a
-    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
-    if isinstance(error, CqlValueError):
-        return str(error)
-    return f"cannot be read ({type(error).__name__}: {error})"
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named.
+    UTF-8 safe (``utf8_safe``): it names the offending value."""
+    return utf8_safe(str(error) if isinstance(error, CqlValueError)
+                     else f"cannot be read ({type(error).__name__}: {error})")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with each lone surrogate (JSON's ``\\ud800``, which Python reads into a str)
+    written as its escape: what goes back to Spark must be UTF-8, which cannot hold one."""
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -14063,7 +14107,7 @@ import pandas as pd
 from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
-from python_udfs.errors import problem_text
+from python_udfs.errors import problem_text, utf8_safe
 from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
@@ -14115,9 +14159,10 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
     if key_json is None or names is None or types is None:
         return None
     try:
-        return _key_error(key_json, names, types, allow_prefix)
+        problem = _key_error(key_json, names, types, allow_prefix)
     except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
         return problem_text(error)
+    return None if problem is None else utf8_safe(problem)
 
 
 def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
@@ -14162,6 +14207,9 @@ def _json_members(text: str) -> dict[str, str]:
     pos = _skip(text, pos + 1)
     while text[pos:pos + 1] != "}":
         name, pos = _DECODER.raw_decode(text, pos)
+        if not isinstance(name, str):
+            raise ValueError(f"expected a member name in JSON object {text!r}")
+        name = utf8_safe(name)
         pos = _skip(text, pos)
         if text[pos:pos + 1] != ":":
             raise ValueError(f"expected ':' in JSON object {text!r}")
@@ -14327,6 +14375,10 @@ names what was expected and the offending input, so a user can fix the row.
 """
 from __future__ import annotations
 
+import re
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 class CqlValueError(ValueError):
     """A JSON value (or key) cannot be read as the CQL type it is declared with."""
@@ -14338,10 +14390,16 @@ class CqlTypeError(CqlValueError):
 
 def problem_text(error: Exception) -> str:
     """What a row's value could not be read as, from any exception reading it raised: a
-    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
-    if isinstance(error, CqlValueError):
-        return str(error)
-    return f"cannot be read ({type(error).__name__}: {error})"
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named.
+    UTF-8 safe (``utf8_safe``): it names the offending value."""
+    return utf8_safe(str(error) if isinstance(error, CqlValueError)
+                     else f"cannot be read ({type(error).__name__}: {error})")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with each lone surrogate (JSON's ``\\ud800``, which Python reads into a str)
+    written as its escape: what goes back to Spark must be UTF-8, which cannot hold one."""
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -15290,7 +15348,7 @@ import pandas as pd
 from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
-from python_udfs.errors import problem_text
+from python_udfs.errors import problem_text, utf8_safe
 from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
@@ -15342,9 +15400,10 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
     if key_json is None or names is None or types is None:
         return None
     try:
-        return _key_error(key_json, names, types, allow_prefix)
+        problem = _key_error(key_json, names, types, allow_prefix)
     except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
         return problem_text(error)
+    return None if problem is None else utf8_safe(problem)
 
 
 def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
@@ -15389,6 +15448,9 @@ def _json_members(text: str) -> dict[str, str]:
     pos = _skip(text, pos + 1)
     while text[pos:pos + 1] != "}":
         name, pos = _DECODER.raw_decode(text, pos)
+        if not isinstance(name, str):
+            raise ValueError(f"expected a member name in JSON object {text!r}")
+        name = utf8_safe(name)
         pos = _skip(text, pos)
         if text[pos:pos + 1] != ":":
             raise ValueError(f"expected ':' in JSON object {text!r}")
@@ -15554,6 +15616,10 @@ names what was expected and the offending input, so a user can fix the row.
 """
 from __future__ import annotations
 
+import re
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 class CqlValueError(ValueError):
     """A JSON value (or key) cannot be read as the CQL type it is declared with."""
@@ -15565,10 +15631,16 @@ class CqlTypeError(CqlValueError):
 
 def problem_text(error: Exception) -> str:
     """What a row's value could not be read as, from any exception reading it raised: a
-    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
-    if isinstance(error, CqlValueError):
-        return str(error)
-    return f"cannot be read ({type(error).__name__}: {error})"
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named.
+    UTF-8 safe (``utf8_safe``): it names the offending value."""
+    return utf8_safe(str(error) if isinstance(error, CqlValueError)
+                     else f"cannot be read ({type(error).__name__}: {error})")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with each lone surrogate (JSON's ``\\ud800``, which Python reads into a str)
+    written as its escape: what goes back to Spark must be UTF-8, which cannot hold one."""
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -16517,7 +16589,7 @@ import pandas as pd
 from python_udfs.columns import per_distinct_row
 from python_udfs.cql_types import UDT, parse_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, describe_json, loads_json
-from python_udfs.errors import problem_text
+from python_udfs.errors import problem_text, utf8_safe
 from python_udfs.sql_signature import Boolean, String, StringArray, returns
 
 _DECODER = json.JSONDecoder()
@@ -16569,9 +16641,10 @@ def key_error(key_json: str | None, names: Sequence[str] | None, types: Sequence
     if key_json is None or names is None or types is None:
         return None
     try:
-        return _key_error(key_json, names, types, allow_prefix)
+        problem = _key_error(key_json, names, types, allow_prefix)
     except Exception as error:  # noqa: BLE001 -- any failure is this row's problem, never the build's
         return problem_text(error)
+    return None if problem is None else utf8_safe(problem)
 
 
 def _key_error(key_json: str, names: Sequence[str], types: Sequence[str], allow_prefix: bool) -> str | None:
@@ -16616,6 +16689,9 @@ def _json_members(text: str) -> dict[str, str]:
     pos = _skip(text, pos + 1)
     while text[pos:pos + 1] != "}":
         name, pos = _DECODER.raw_decode(text, pos)
+        if not isinstance(name, str):
+            raise ValueError(f"expected a member name in JSON object {text!r}")
+        name = utf8_safe(name)
         pos = _skip(text, pos)
         if text[pos:pos + 1] != ":":
             raise ValueError(f"expected ':' in JSON object {text!r}")
@@ -16710,6 +16786,10 @@ names what was expected and the offending input, so a user can fix the row.
 """
 from __future__ import annotations
 
+import re
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 class CqlValueError(ValueError):
     """A JSON value (or key) cannot be read as the CQL type it is declared with."""
@@ -16721,10 +16801,16 @@ class CqlTypeError(CqlValueError):
 
 def problem_text(error: Exception) -> str:
     """What a row's value could not be read as, from any exception reading it raised: a
-    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
-    if isinstance(error, CqlValueError):
-        return str(error)
-    return f"cannot be read ({type(error).__name__}: {error})"
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named.
+    UTF-8 safe (``utf8_safe``): it names the offending value."""
+    return utf8_safe(str(error) if isinstance(error, CqlValueError)
+                     else f"cannot be read ({type(error).__name__}: {error})")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with each lone surrogate (JSON's ``\\ud800``, which Python reads into a str)
+    written as its escape: what goes back to Spark must be UTF-8, which cannot hold one."""
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 
@@ -17765,6 +17851,10 @@ names what was expected and the offending input, so a user can fix the row.
 """
 from __future__ import annotations
 
+import re
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 class CqlValueError(ValueError):
     """A JSON value (or key) cannot be read as the CQL type it is declared with."""
@@ -17776,10 +17866,16 @@ class CqlTypeError(CqlValueError):
 
 def problem_text(error: Exception) -> str:
     """What a row's value could not be read as, from any exception reading it raised: a
-    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named."""
-    if isinstance(error, CqlValueError):
-        return str(error)
-    return f"cannot be read ({type(error).__name__}: {error})"
+    ``CqlValueError`` says it itself; anything else (deep nesting, an overflow, ...) is named.
+    UTF-8 safe (``utf8_safe``): it names the offending value."""
+    return utf8_safe(str(error) if isinstance(error, CqlValueError)
+                     else f"cannot be read ({type(error).__name__}: {error})")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with each lone surrogate (JSON's ``\\ud800``, which Python reads into a str)
+    written as its escape: what goes back to Spark must be UTF-8, which cannot hold one."""
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 ''')
 _module('python_udfs.cql_types', r'''"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
 

@@ -70,3 +70,18 @@ def test_every_sql_function_is_exercised():
     """The junk test draws from every registered function (a new one joins automatically)."""
     assert {"cdc_json_members", "cdc_token_of_partition_key", "cdc_value_error", "cdc_key_error",
             "cdc_clustering_sort_key", "cdc_timeuuid", "cdc_shard_of"} <= set(FUNCTIONS)
+
+
+def test_problem_texts_that_name_a_lone_surrogate_go_back_to_spark_as_utf8():
+    """JSON can escape a lone surrogate (\\ud800), which Python reads into a str that UTF-8 (what
+    a UDF's result is sent back to Spark as) cannot hold: the problem names it by its escape."""
+    from python_udfs.input_checks import json_members, key_error, value_error
+
+    value = value_error('"a\\ud800"', "text")
+    key = key_error('{"\\udc00": 1}', ["ck"], ["int"], allow_prefix=False)
+    assert value == 'expected text, got "a\\ud800": not valid UTF-8 (lone surrogate)'
+    assert key == "unknown key column \\udc00 (the key columns are ck)"
+    assert json_members('{"\\ud800": 1}') == {"\\ud800": "1"}
+    for text in (value, key):
+        text.encode("utf-8")
+    assert json_members('{1: 2}') is None      # a member name that is no string: no JSON object

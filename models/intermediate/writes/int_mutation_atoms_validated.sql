@@ -76,37 +76,37 @@ joined as (
 
 ),
 
-udf_checks as (
+checked_inputs as (
 
+    -- what each check reads (null: the check does not apply): the cell's value, a collection
+    -- element's key and value, the row's clustering key, a range's bounds
     select
         *,
-        -- Python UDFs run on every row (Spark evaluates them ahead of the CASE below), so
-        -- they return null for inputs that do not apply.
-        {{ cdc_udf('cdc_value_error') }}(
-            case when atom_kind = 'cell' and is_live and element_key is null then value end,
-            column_type, user_types_json
-        ) as value_error,
-        {{ cdc_udf('cdc_value_error') }}(
-            case when atom_kind = 'cell' and element_key is not null then element_key end,
-            element_key_type, user_types_json
-        ) as element_key_error,
-        {{ cdc_udf('cdc_value_error') }}(
-            case when atom_kind = 'cell' and is_live and element_key is not null then value end,
-            element_value_type, user_types_json
-        ) as element_value_error,
-        {{ cdc_udf('cdc_key_error') }}(
-            case when is_row_atom and has_clustering_key then clustering_key end,
-            clustering_key_names, clustering_key_types, false
-        ) as clustering_key_error,
-        {{ cdc_udf('cdc_key_error') }}(
-            case when atom_kind = 'range_tombstone' then range_start end,
-            clustering_key_names, clustering_key_types, true
-        ) as range_start_error,
-        {{ cdc_udf('cdc_key_error') }}(
-            case when atom_kind = 'range_tombstone' then range_end end,
-            clustering_key_names, clustering_key_types, true
-        ) as range_end_error
+        case when atom_kind = 'cell' and is_live and element_key is null then value end as checked_value,
+        case when atom_kind = 'cell' and element_key is not null then element_key end as checked_element_key,
+        case when atom_kind = 'cell' and is_live and element_key is not null then value end as checked_element_value,
+        case when is_row_atom and has_clustering_key then clustering_key end as checked_clustering_key,
+        case when atom_kind = 'range_tombstone' then range_start end as checked_range_start,
+        case when atom_kind = 'range_tombstone' then range_end end as checked_range_end
     from joined
+
+),
+
+udf_checks as (
+
+    -- Python UDFs run on every row (Spark evaluates them ahead of any CASE around them): the
+    -- values SQL vouches for, and the inputs a check does not apply to, reach them as nulls
+    select
+        *,
+        {{ cdc_checked_value_error('checked_value', 'column_type', 'user_types_json') }} as value_error,
+        {{ cdc_checked_value_error('checked_element_key', 'element_key_type', 'user_types_json') }}
+            as element_key_error,
+        {{ cdc_checked_value_error('checked_element_value', 'element_value_type', 'user_types_json') }}
+            as element_value_error,
+        {{ cdc_checked_key_error('checked_clustering_key', 'false') }} as clustering_key_error,
+        {{ cdc_checked_key_error('checked_range_start', 'true') }} as range_start_error,
+        {{ cdc_checked_key_error('checked_range_end', 'true') }} as range_end_error
+    from checked_inputs
 
 ),
 
