@@ -4,6 +4,8 @@ runs them): DESCRIBE output, a cluster history, a CQL script and a table export 
 INSERTs are. On Parquet, for time: the CLI's Delta builds are test_spark_cluster's."""
 from __future__ import annotations
 
+import ast
+
 import os
 import re
 import shutil
@@ -15,7 +17,7 @@ import pytest
 
 from cdclake.spark import SMALL_INPUT_ATOMS
 from conftest import REPO
-from outputs import location, table_format
+from outputs import location, snapshot_views, table_format
 from test_load_files import DESCRIBE, LOG_HEADER, LOG_ROWS
 
 NOW_US = 1_700_000_000_000_000          # 2023-11-14 22:13:20 UTC
@@ -149,9 +151,11 @@ def test_backfilled_rows_are_logged_as_their_inserts_and_too_old_ones_rejected(o
     # the readings export at its original write times: the older row predates the generation
     assert sorted((r["cdc$operation"], r.value) for r in rows("metrics.readings_scylla_cdc_log")
                   if r.sensor_id == S2) == [(2, 7.5), (9, 7.5)]        # the insert and its post-image
-    [rejected] = rows("cdc_lake.cdc_rejected_writes")
-    assert rejected.write_id == 7
-    assert rejected.error_text.startswith('cdc: attempted to get a stream "from the past"')
+    # a view of the ledger: read through the warehouse's own metastore
+    [rejected] = [dict(ast.literal_eval(row))
+                  for row in snapshot_views(warehouse, ["cdc_lake.cdc_rejected_writes"])["cdc_lake.cdc_rejected_writes"]]
+    assert rejected["write_id"] == 7
+    assert rejected["error_text"].startswith('cdc: attempted to get a stream "from the past"')
 
 
 def test_a_cluster_log_for_a_table_built_from_the_produced_log_asks_for_a_full_refresh(own_keyspace):
