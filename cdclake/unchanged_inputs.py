@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +48,10 @@ class BuildPlan:
     versions_before: dict[str, str]
     writes_before: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    # a build in a target folder without a manifest (its first): the inputs are known only once
+    # dbt has parsed; their versions are read after it, if none moved since it started
+    session: object = None
+    started_ms: int | None = None
 
 
 def dbt_target_path(project_dir: Path) -> Path:
@@ -69,6 +74,9 @@ def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
             or os.environ.get("CDCLAKE_TABLE_FORMAT") != "delta":
         return None
     manifest = _read_json(target / "manifest.json")
+    if manifest is None:
+        return BuildPlan(args=list(args), digest=_digest(args, project_dir), versions_before={},
+                         session=spark, started_ms=int(time.time() * 1000))
     slow = set(_slow_moving_sources(manifest).values())
     versions = table_versions(spark, _sources(manifest))
     plan = BuildPlan(args=list(args), digest=_digest(args, project_dir),
@@ -111,6 +119,15 @@ def record_build(plan: BuildPlan, project_dir: Path) -> None:
     path = target / RECORD_NAME
     manifest = _read_json(target / "manifest.json")
     sources = _slow_moving_sources(manifest)
+    if plan.started_ms is not None:
+        # the versions now are those the build started with when no input committed since
+        inputs = _sources(manifest)
+        if committed_since(plan.session, list(inputs.values()), plan.started_ms):
+            forget_builds(project_dir)
+            return
+        versions = table_versions(plan.session, inputs)
+        plan.versions_before = {t: v for t, v in versions.items() if t in set(sources.values())}
+        plan.writes_before = {t: v for t, v in versions.items() if t not in set(sources.values())}
     if not sources or set(plan.versions_before) != set(sources.values()):
         forget_builds(project_dir)
         return
@@ -148,6 +165,21 @@ def table_versions(spark, tables: dict[str, str]) -> dict[str, str]:
             continue
         versions[relation] = f"{detail['id']}:{version}"
     return versions
+
+
+def committed_since(spark, relations: list[str], since_ms: int) -> bool:
+    """Whether any of the Delta tables ``relations`` has a commit at or after ``since_ms`` (ms
+    since the epoch), or cannot be read to tell."""
+    for relation in relations:
+        try:
+            if not spark.catalog.tableExists(relation):
+                continue
+            last = spark.sql(f"describe history {relation} limit 1").select("timestamp").first()
+        except Exception:  # noqa: BLE001 - not a Delta table, or unreadable: it may have moved
+            return True
+        if last is None or last["timestamp"].timestamp() * 1000 >= since_ms:
+            return True
+    return False
 
 
 def _names_and_relations(manifest: dict, nodes: set[str]) -> dict[str, list[str]]:

@@ -147,6 +147,27 @@ def test_a_build_after_one_with_no_input_moved_runs_no_node(project):
     assert built(project_dir, session=FakeSession(missing={"s.int_fast"})) == READING_ONLY_SLOW
 
 
+@pytest.mark.parametrize("moved_during_the_build", [False, True])
+def test_the_first_build_in_a_new_target_folder_records_its_inputs(project, monkeypatch, moved_during_the_build):
+    """No manifest yet to name the inputs when the first build starts: their versions are read
+    after it, when none committed meanwhile; the next build then leaves out the nodes that read
+    only the unchanged ones (a build that saw an input move records nothing)."""
+    project_dir, _ = project
+    manifest_file = project_dir / "target" / "manifest.json"
+    written = manifest_file.read_text()
+    manifest_file.unlink()
+    plan = unchanged_inputs.plan_build(FakeSession(), ["build", "--full-refresh"], project_dir)
+    assert plan is not None and plan.skipped == [] and plan.started_ms is not None
+    manifest_file.write_text(written)                                  # as dbt's parse writes it
+    seen = []
+    monkeypatch.setattr(unchanged_inputs, "committed_since",
+                        lambda spark, relations, since_ms: seen.append((relations, since_ms)) or moved_during_the_build)
+    unchanged_inputs.record_build(plan, project_dir)
+    [(relations, since_ms)] = seen
+    assert sorted(relations) == ["in.fast", "in.slow"] and since_ms == plan.started_ms
+    assert built(project_dir) == ([] if moved_during_the_build else READING_ONLY_SLOW)
+
+
 def test_an_input_that_is_not_a_delta_table_runs_the_nodes_that_read_it(project):
     project_dir, versions = project
     assert "in.fast" not in versions                                   # Parquet: its changes not known
