@@ -168,11 +168,14 @@ def table_versions(spark, tables: dict[str, str]) -> dict[str, str]:
 
 
 def committed_since(spark, relations: list[str], since_ms: int) -> bool:
-    """Whether any of the Delta tables ``relations`` has a commit at or after ``since_ms`` (ms
-    since the epoch), or cannot be read to tell."""
+    """Whether any of the Delta tables among ``relations`` has a commit at or after ``since_ms``
+    (ms since the epoch), or cannot be read to tell (the others' changes are not known: the
+    nodes that read them run in every build, as ``table_versions`` leaves them out)."""
     for relation in relations:
         try:
             if not spark.catalog.tableExists(relation):
+                continue
+            if spark.sql(f"describe detail {relation}").select("format").first()["format"] != "delta":
                 continue
             last = spark.sql(f"describe history {relation} limit 1").select("timestamp").first()
         except Exception:  # noqa: BLE001 - not a Delta table, or unreadable: it may have moved

@@ -205,3 +205,20 @@ def test_a_delta_tables_version_follows_each_write_and_its_id_each_table(spark):
     # a table that is not there (no imported logs): a state of its own, which can stay the same
     assert unchanged_inputs.table_versions(spark, {"source.p.gone": "unchanged_inputs.gone"}) \
         == {"unchanged_inputs.gone": "absent"}
+
+
+def test_a_commit_after_a_builds_start_is_seen(spark):
+    """What the first build in a new target folder asks of its inputs after it ran (their versions
+    then are those it started with when none committed since)."""
+    import time
+
+    spark.sql("create database if not exists unchanged_inputs")
+    relation = "unchanged_inputs.committed"
+    spark.sql(f"drop table if exists {relation}")
+    spark.range(2).write.format("delta").saveAsTable(relation)
+    time.sleep(0.05)
+    started_ms = int(time.time() * 1000)
+    assert not unchanged_inputs.committed_since(spark, [relation, "unchanged_inputs.gone"], started_ms)
+    spark.range(2).write.mode("append").format("delta").saveAsTable(relation)
+    assert unchanged_inputs.committed_since(spark, [relation], started_ms)
+    spark.sql(f"drop table {relation}")
