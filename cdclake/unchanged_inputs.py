@@ -125,9 +125,9 @@ def record_build(plan: BuildPlan, project_dir: Path) -> None:
         if committed_since(plan.session, list(inputs.values()), plan.started_ms):
             forget_builds(project_dir)
             return
-        versions = table_versions(plan.session, inputs)
-        plan.versions_before = {t: v for t, v in versions.items() if t in set(sources.values())}
-        plan.writes_before = {t: v for t, v in versions.items() if t not in set(sources.values())}
+        versions, slow = table_versions(plan.session, inputs), set(sources.values())
+        plan.versions_before = {t: v for t, v in versions.items() if t in slow}
+        plan.writes_before = {t: v for t, v in versions.items() if t not in slow}
     if not sources or set(plan.versions_before) != set(sources.values()):
         forget_builds(project_dir)
         return

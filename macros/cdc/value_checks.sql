@@ -6,27 +6,23 @@
         the scalar types whose JSON SQL can read as the UDF does (integers, booleans, strings,
         uuids, blobs, decimals and floats without an exponent); false otherwise (the UDF then
         decides, and names the problem). Never true for a value the UDF would refuse. -#}
-    coalesce(case {{ cql_type }}
-        when 'tinyint' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,2})$'
+    coalesce(case
+        when {{ cql_type }} = 'tinyint' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,2})$'
             and cast({{ value }} as int) between -128 and 127
-        when 'smallint' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,4})$'
+        when {{ cql_type }} = 'smallint' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,4})$'
             and cast({{ value }} as int) between -32768 and 32767
-        when 'int' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,9})$'
+        when {{ cql_type }} = 'int' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,9})$'
             and cast({{ value }} as bigint) between -2147483648 and 2147483647
-        when 'bigint' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,17})$'
-        when 'counter' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,17})$'
-        when 'timestamp' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,17})$'
-        when 'varint' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,999})$'
-        when 'decimal' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,99})(\\.[0-9]{1,99})?$'
-        when 'double' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,14})(\\.[0-9]{1,15})?$'
-        when 'float' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,14})(\\.[0-9]{1,15})?$'
-        when 'boolean' then {{ value }} in ('true', 'false')
-        when 'text' then {{ value }} rlike '^"[^"\\\\\\p{Cntrl}]*"$'
-        when 'varchar' then {{ value }} rlike '^"[^"\\\\\\p{Cntrl}]*"$'
-        when 'ascii' then {{ value }} rlike '^"[ !#-\\[\\]-~]*"$'
-        when 'uuid' then {{ value }} rlike '^"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"$'
-        when 'timeuuid' then {{ value }} rlike '^"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-1[0-9a-fA-F]{3}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"$'
-        when 'blob' then {{ value }} rlike '^"0[xX]([0-9a-fA-F]{2})*"$'
+        when {{ cql_type }} in ('bigint', 'counter', 'timestamp') then {{ value }} rlike '^-?(0|[1-9][0-9]{0,17})$'
+        when {{ cql_type }} = 'varint' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,999})$'
+        when {{ cql_type }} = 'decimal' then {{ value }} rlike '^-?(0|[1-9][0-9]{0,99})(\\.[0-9]{1,99})?$'
+        when {{ cql_type }} in ('double', 'float') then {{ value }} rlike '^-?(0|[1-9][0-9]{0,14})(\\.[0-9]{1,15})?$'
+        when {{ cql_type }} = 'boolean' then {{ value }} in ('true', 'false')
+        when {{ cql_type }} in ('text', 'varchar') then {{ value }} rlike '^"[^"\\\\\\p{Cntrl}]*"$'
+        when {{ cql_type }} = 'ascii' then {{ value }} rlike '^"[ !#-\\[\\]-~]*"$'
+        when {{ cql_type }} = 'uuid' then {{ value }} rlike '^"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"$'
+        when {{ cql_type }} = 'timeuuid' then {{ value }} rlike '^"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-1[0-9a-fA-F]{3}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"$'
+        when {{ cql_type }} = 'blob' then {{ value }} rlike '^"0[xX]([0-9a-fA-F]{2})*"$'
         else false
     end, false)
 {%- endmacro %}
