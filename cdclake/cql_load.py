@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from cdclake.cql.interpreter import run_statements, short_statement
 from cdclake.cql.parser import parse_script
 from cdclake.mutations import Atom
+from cdclake.refusals import Refusal
 from cdclake.schema_ddl import schema_ddl
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, changed_types, latest_versions
 
@@ -70,11 +71,11 @@ def location(path: str, statement) -> str:
     return f"{path}:{statement.pos.line}:{statement.pos.column}"
 
 
-def refused_statements(errors, statements, path: str, lines: dict[int, str] | None = None) -> list[str]:
+def refused_statements(errors, statements, path: str, lines: dict[int, str] | None = None) -> list[Refusal]:
     """``WHERE: STATEMENT: ScyllaDB's message`` of each refused statement; WHERE is ``lines``'
     entry for its index, else its place in ``path``."""
-    return [f"{(lines or {}).get(e.index) or location(path, statements[e.index])}: "
-            f"{short_statement(e.statement)}: {e.message}" for e in errors]
+    return [Refusal((lines or {}).get(e.index) or location(path, statements[e.index]), e.message,
+                    short_statement(e.statement)) for e in errors]
 
 
 def load_cql_text(text: str, path: str, **options) -> CqlLoad:

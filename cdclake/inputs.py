@@ -90,6 +90,25 @@ def last_write_id(spark) -> int:
     return spark.sql(f"select coalesce(max(write_id), 0) as last from {INPUT_SCHEMA}.base_mutations").first().last
 
 
+def loaded_clock_us(spark) -> int | None:
+    """The coordinator's clock at the last write loaded into ``cdc_input.base_mutations`` (µs),
+    or None without writes."""
+    if missing_inputs(spark, ["base_mutations"]):
+        return None
+    return spark.sql(f"select max(coordinator_now_us) as clock from {INPUT_SCHEMA}.base_mutations").first().clock
+
+
+def append_refusals(spark, rows: list[tuple], table_format: str = "parquet") -> None:
+    """Append what a load refused (``refusals.refusal_rows``) to ``cdc_input.load_refusals``."""
+    from cdclake.refusals import LOAD_REFUSALS_SPARK_SCHEMA
+
+    if missing_inputs(spark, ["load_refusals"]):
+        _save(spark, "load_refusals", rows, LOAD_REFUSALS_SPARK_SCHEMA, table_format)
+    elif rows:
+        spark.createDataFrame(rows, schema=LOAD_REFUSALS_SPARK_SCHEMA).write.insertInto(
+            f"{INPUT_SCHEMA}.load_refusals")
+
+
 def append_inputs(
     spark,
     *,

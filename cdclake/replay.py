@@ -115,6 +115,25 @@ def replay_session(workspace: Path):
                           java_options="-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m")
 
 
+def warehouse_schema(spark, warehouse: Path | None = None) -> tuple[list, list, list]:
+    """The schema records (tables, columns, types) loaded into the warehouse ``warehouse`` (its
+    ``spark-warehouse`` folder; default: that of the target folder), read from their files: a
+    replay's session has a catalog of its own. Empty lists without them."""
+    from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, record_from_row
+
+    warehouse = Path(warehouse or os.environ.get("CDCLAKE_WAREHOUSE_DIR") or target_dir() / "spark-warehouse")
+
+    def records(name: str, record_class) -> list:
+        folder = warehouse / f"{inputs.INPUT_SCHEMA}.db" / name
+        if not folder.is_dir():
+            return []
+        table_format = "delta" if (folder / "_delta_log").is_dir() else "parquet"
+        return [record_from_row(record_class, row.asDict())
+                for row in spark.read.format(table_format).load(str(folder)).collect()]
+
+    return records("base_tables", BaseTable), records("base_columns", BaseColumn), records("base_types", BaseTypeField)
+
+
 def claim_replay_workspace(workspace: Path) -> str:
     """What a replay does before it touches ``workspace`` or dbt parses there; returns the table
     format. Without a Spark session in this process (the tests' keeps its own warehouse and

@@ -49,6 +49,14 @@ SMALL_INPUT_ATOMS = 50_000
 CODEGEN_CACHE_ENTRIES = 4096
 JARS_DIR = INSTALL_DIR / "jars"      # filled by the set-up (scripts/fetch_jars.sh), not committed
 JAVA_INSTALL_HINT = "sudo apt-get install -y openjdk-17-jre-headless"
+# Spark's log configuration unless cdclake is --verbose (CDCLAKE_VERBOSE): errors only
+QUIET_LOG_CONFIG = Path(__file__).with_name("log4j2-quiet.properties")
+
+
+def verbose() -> bool:
+    """Whether cdclake runs ``--verbose`` (``CDCLAKE_VERBOSE=1``): Spark's own warnings and
+    cdclake's choices (table format, planning) on standard error."""
+    return os.environ.get("CDCLAKE_VERBOSE", "") not in ("", "0")
 
 
 class JavaMissingError(RuntimeError):
@@ -134,6 +142,8 @@ def create_session(
         from cdclake import jvm_archive
 
         java_options = f"{java_options} {jvm_archive.archive_options(jvm_archive.archive_folder(), classpath_jars())}"
+    if not verbose():
+        java_options = f"{java_options} -Dlog4j2.configurationFile={QUIET_LOG_CONFIG.as_uri()}"
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
@@ -186,13 +196,13 @@ def create_session(
         for key, value in DELTA_LOCAL_CONF.items():
             builder = builder.config(key, value)
     if os.environ.get("CDCLAKE_TABLE_FORMAT") == "parquet":
-        log.info("table format: parquet (CDCLAKE_TABLE_FORMAT=parquet)")
+        log.debug("table format: parquet (CDCLAKE_TABLE_FORMAT=parquet)")
     elif jar is not None:
         os.environ["CDCLAKE_TABLE_FORMAT"] = "delta"
-        log.info("table format: delta (Delta Lake classes found in %s)", jar.name)
+        log.debug("table format: delta (Delta Lake classes found in %s)", jar.name)
     else:
         os.environ["CDCLAKE_TABLE_FORMAT"] = "parquet"
-        log.info("table format: parquet (no Delta Lake classes on the Spark classpath: run make setup)")
+        log.warning("table format: parquet (no Delta Lake classes on the Spark classpath: run make setup)")
 
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -246,7 +256,7 @@ def plan_for_input_size(spark, input_atoms: int) -> bool:
     if small:
         for key, value in SMALL_DATA_CONF.items():
             spark.conf.set(key, value)
-    log.info("planning: %s (%d input atoms, %s %d)", "small data" if small else "Spark's defaults",
+    log.debug("planning: %s (%d input atoms, %s %d)", "small data" if small else "Spark's defaults",
              input_atoms, "below" if small else "not below", limit)
     return small
 

@@ -1,7 +1,7 @@
 """``cdclake status``: what the warehouse holds, from its tables and the last dbt command's results.
 
     the tables (CDC or not, schema versions, log rows produced and imported), the writes loaded
-    and processed (by batch), the generations and streams, and the last dbt command (when, what,
+    and processed (by batch), what the loads refused, the generations and streams, and the last dbt command (when, what,
     how it ended).
 """
 from __future__ import annotations
@@ -43,6 +43,9 @@ def status_lines(spark, run_results: dict | None) -> list[str]:
         loaded = spark.sql(f"select count(distinct write_id) as writes, max(write_id) as last "
                            f"from {INPUT_SCHEMA}.base_mutations").first()
         lines.append(f"writes loaded: {loaded.writes:,} (last write id {loaded.last})")
+    if not missing_tables(spark, [f"{INPUT_SCHEMA}.load_refusals"]):
+        refused = spark.table(f"{INPUT_SCHEMA}.load_refusals").count()
+        lines.append(f"refused at load: {refused:,} statements and rows (cdc_lake.cdc_load_refusals)")
     if built:
         totals = audit_totals(spark)
         lines.append(f"writes processed: {totals['input_writes']:,} in {totals['batches']} batch(es) = "

@@ -15,7 +15,8 @@ types array<string>) -> struct<token: bigint, error: string>``
 ``cdc_find_first_token_for_shard(range_start bigint, range_end bigint,     §2.3
 shard_count int, ignore_msb int, shard int) -> bigint``
 ``cdc_timeuuid(ts_us bigint, random64 bigint) -> string``,                 scylla-log §6.1
-``cdc_timeuuid_micros(u string) -> bigint``
+``cdc_timeuuid_micros(u string) -> bigint``, also named ``cdc_time_us``
+(``order by cdc_time_us(`cdc$time`)`` orders log rows by time)
 ``cdc_clustering_sort_key(ck string, names array<string>, types            clustering.py
 array<string>, orders array<string>, bound string) -> binary``
 =========================================================================  ==============================
@@ -50,6 +51,7 @@ def sql_functions(udts: UdtRegistry | None = None) -> dict[str, Callable]:
         "cdc_find_first_token_for_shard": math_udfs.cdc_find_first_token_for_shard,
         "cdc_timeuuid": math_udfs.cdc_timeuuid,
         "cdc_timeuuid_micros": math_udfs.cdc_timeuuid_micros,
+        "cdc_time_us": math_udfs.cdc_time_us,
         "cdc_clustering_sort_key": make_clustering_sort_key_udf(udts),
     }
 

@@ -13,6 +13,7 @@
         'cdc_find_first_token_for_shard',
         'cdc_timeuuid',
         'cdc_timeuuid_micros',
+        'cdc_time_us',
         'cdc_clustering_sort_key',
         'cdc_value_error',
         'cdc_type_error',
@@ -2550,6 +2551,13 @@ def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
         except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
             pass
     return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
 ''').cdc_murmur3_token
 
 
@@ -3506,6 +3514,13 @@ def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
         except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
             pass
     return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
 ''').cdc_shard_of
 
 
@@ -4462,6 +4477,13 @@ def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
         except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
             pass
     return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
 ''').cdc_stream_id
 
 
@@ -5418,6 +5440,13 @@ def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
         except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
             pass
     return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
 ''').cdc_stream_id_token
 
 
@@ -6374,6 +6403,13 @@ def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
         except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
             pass
     return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
 ''').cdc_stream_id_vnode_index
 
 
@@ -7330,6 +7366,13 @@ def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
         except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
             pass
     return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
 ''').cdc_stream_id_version
 
 
@@ -8286,6 +8329,13 @@ def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
         except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
             pass
     return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
 ''').cdc_find_first_token_for_shard
 
 
@@ -9242,6 +9292,13 @@ def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
         except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
             pass
     return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
 ''').cdc_timeuuid
 
 
@@ -10198,7 +10255,977 @@ def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
         except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
             pass
     return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
 ''').cdc_timeuuid_micros
+
+
+def handler(batches):
+    """Each batch of argument columns (one Series, or a tuple of Series) through the batch function."""
+    for batch in batches:
+        yield _batch_function(*(batch if isinstance(batch, tuple) else (batch,)))
+{% endraw %}$$
+    {%- endset -%}
+    {%- do statements.append(ddl) -%}
+
+    {%- set ddl -%}
+CREATE OR REPLACE FUNCTION {{ schema_path }}.`cdc_time_us`(`timeuuid` string)
+RETURNS bigint
+LANGUAGE PYTHON
+PARAMETER STYLE PANDAS
+HANDLER 'handler'
+DETERMINISTIC
+COMMENT 'cdclake: python_udfs.math_udfs.cdc_time_us, generated by cdclake/databricks_udfs.py'
+AS $$
+{% raw %}# cdc_time_us: the batch function python_udfs.math_udfs.cdc_time_us, with the python_udfs modules it needs
+# inlined verbatim. Generated by cdclake/databricks_udfs.py: do not edit.
+import sys
+import types
+
+
+def _module(name, source):
+    """Load one inlined python_udfs module under its own name, so the next ones can import it."""
+    module = types.ModuleType(name)
+    module.__file__ = name.replace(".", "/") + ".py"
+    sys.modules[name] = module
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return module
+
+
+_package = types.ModuleType('python_udfs')
+_package.__path__ = []
+sys.modules['python_udfs'] = _package
+_module('python_udfs.columns', r'''"""pandas columns in and out of the batch functions: exact integers, nullable results, bytes.
+
+Integer exactness across Arrow: Spark hands a ``bigint`` column that contains a null to pandas as
+``float64``. In such a batch only values below 2^53 in magnitude are known to be exact; a larger
+one may have been rounded, so its row counts as invalid (a null result), never as a wrong value.
+Call the bigint-taking functions on non-null values (filter nulls first, or ``coalesce(x, 0)``
+and null the result) when values can be that large, e.g. tokens.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+EXACT_FLOAT_LIMIT = 1 << 53
+
+
+def integer_column(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values with invalid rows as 0, validity mask) of an integer input column: nulls, and
+    values that Arrow's null handling may have rounded through float64, are invalid."""
+    if series.dtype.kind in "iu":
+        return series.to_numpy(dtype=np.int64), np.ones(len(series), dtype=bool)
+    valid = series.notna().to_numpy()
+    values = np.zeros(len(series), dtype=np.int64)
+    if series.dtype.kind == "f":
+        floats = series.to_numpy(dtype=np.float64, na_value=0.0)
+        valid &= np.abs(floats) < EXACT_FLOAT_LIMIT
+        values[valid] = floats[valid].astype(np.int64)
+    else:
+        values[valid] = np.array([int(v) for v in series[valid]], dtype=np.int64)
+    return values, valid
+
+
+def in_range(values: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Mask of ``low <= values < high``."""
+    return (values >= low) & (values < high)
+
+
+def nullable(values: np.ndarray, valid: np.ndarray, dtype: str) -> pd.Series:
+    """A nullable integer Series (``Int64``/``Int32``): exact through Arrow, nulls where invalid."""
+    return pd.Series(pd.arrays.IntegerArray(values.astype(dtype.lower()), ~valid))
+
+
+def objects(values: list, valid: np.ndarray) -> pd.Series:
+    return pd.Series([value if ok else None for value, ok in zip(values, valid)], dtype=object)
+
+
+def binary_column(series: pd.Series) -> tuple[list[bytes], np.ndarray]:
+    valid = series.notna().to_numpy()
+    return [bytes(v) if ok else b"" for v, ok in zip(series, valid)], valid
+
+
+def per_distinct_row(function, *columns: pd.Series) -> pd.Series:
+    """``function`` of each row of the argument columns, called once per distinct row of the
+    batch (rows repeat: a clustering key for each cell of its row, a type for each value of its
+    column). Array arguments come as tuples; ``function`` must be pure."""
+    results: dict = {}
+    out = []
+    for row in zip(*(_hashable(column.tolist()) for column in columns)):
+        try:
+            out.append(results[row])
+        except KeyError:
+            out.append(results.setdefault(row, function(*row)))
+    return pd.Series(out, dtype=object)
+
+
+def _hashable(values: list) -> list:
+    """The values of an array column (numpy arrays per row) as tuples; any other column as is."""
+    if any(isinstance(value, np.ndarray) for value in values):
+        return [None if value is None else tuple(value) for value in values]
+    return values
+''')
+_module('python_udfs.int64', r'''"""Signed/unsigned 64-bit helpers shared by the token, stream-id and timeuuid modules."""
+from __future__ import annotations
+
+import numpy as np
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+MASK64 = (1 << 64) - 1
+
+
+def to_signed64(value: int) -> int:
+    """Reinterpret the low 64 bits of ``value`` as two's complement (``s64``)."""
+    value &= MASK64
+    return value - (1 << 64) if value >> 63 else value
+
+
+def as_uint64_bits(values) -> np.ndarray:
+    """64-bit patterns of int64, uint64 or Python-int values as a uint64 array (``u64``)."""
+    array = np.asarray(values)
+    if array.dtype == np.uint64:
+        return array
+    if array.dtype == object:
+        return np.array([int(v) & MASK64 for v in array], dtype=np.uint64)
+    return array.astype(np.int64).view(np.uint64)
+''')
+_module('python_udfs.murmur3', r'''"""Cassandra/ScyllaDB MurmurHash3_x64_128 and the Murmur3Partitioner token (``scylla-math.md`` §1.3-1.4).
+
+Differs from stock MurmurHash3 in one place: tail bytes are sign-extended (read as ``int8_t``)
+before they are XORed in, so a tail byte >= 0x80 sets every bit above its slot. The token is
+``h1`` as a signed int64, with ``INT64_MIN`` (the "minimum token" sentinel) mapped to
+``INT64_MAX``. Only integer arithmetic modulo 2^64 is used, in Python ints and in numpy uint64.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Sequence
+
+import numpy as np
+
+from python_udfs.int64 import INT64_MAX, INT64_MIN, MASK64, to_signed64
+
+C1 = 0x87C37B91114253D5
+C2 = 0x4CF5AD432745937F
+FMIX_C1 = 0xFF51AFD7ED558CCD
+FMIX_C2 = 0xC4CEB9FE1A85EC53
+H1_ADD = 0x52DCE729
+H2_ADD = 0x38495AB5
+
+
+def _rotl(x: int, r: int) -> int:
+    return ((x << r) | (x >> (64 - r))) & MASK64
+
+
+def _fmix(k: int) -> int:
+    k ^= k >> 33
+    k = (k * FMIX_C1) & MASK64
+    k ^= k >> 33
+    k = (k * FMIX_C2) & MASK64
+    return k ^ (k >> 33)
+
+
+def _sign_extended(byte: int) -> int:
+    """The quirk: a byte read as int8_t and widened to uint64."""
+    return byte | 0xFFFF_FFFF_FFFF_FF00 if byte >= 0x80 else byte
+
+
+def _mix_k1(k1: int) -> int:
+    return (_rotl((k1 * C1) & MASK64, 31) * C2) & MASK64
+
+
+def _mix_k2(k2: int) -> int:
+    return (_rotl((k2 * C2) & MASK64, 33) * C1) & MASK64
+
+
+def murmur3_x64_128(data: bytes) -> tuple[int, int]:
+    """(h1, h2) as unsigned 64-bit integers, Cassandra flavour, seed 0 (§1.3)."""
+    length = len(data)
+    h1 = h2 = 0
+    full_blocks_end = length - length % 16
+    for offset in range(0, full_blocks_end, 16):
+        k1 = int.from_bytes(data[offset:offset + 8], "little")
+        k2 = int.from_bytes(data[offset + 8:offset + 16], "little")
+        h1 ^= _mix_k1(k1)
+        h1 = (_rotl(h1, 27) + h2) & MASK64
+        h1 = (h1 * 5 + H1_ADD) & MASK64
+        h2 ^= _mix_k2(k2)
+        h2 = (_rotl(h2, 31) + h1) & MASK64
+        h2 = (h2 * 5 + H2_ADD) & MASK64
+    tail = data[full_blocks_end:]
+    if len(tail) > 8:
+        k2 = 0
+        for i in range(len(tail) - 1, 7, -1):
+            k2 ^= (_sign_extended(tail[i]) << (8 * (i - 8))) & MASK64
+        h2 ^= _mix_k2(k2)
+    if tail:
+        k1 = 0
+        for i in range(min(len(tail), 8) - 1, -1, -1):
+            k1 ^= (_sign_extended(tail[i]) << (8 * i)) & MASK64
+        h1 ^= _mix_k1(k1)
+    h1 ^= length
+    h2 ^= length
+    h1 = (h1 + h2) & MASK64
+    h2 = (h2 + h1) & MASK64
+    h1 = _fmix(h1)
+    h2 = _fmix(h2)
+    h1 = (h1 + h2) & MASK64
+    h2 = (h2 + h1) & MASK64
+    return h1, h2
+
+
+def normalize_token(h1_signed: int) -> int:
+    """``dht/token.hh normalize``: INT64_MIN is the minimum-token sentinel, so it becomes INT64_MAX."""
+    return INT64_MAX if h1_signed == INT64_MIN else h1_signed
+
+
+def murmur3_token(data: bytes) -> int:
+    """Murmur3Partitioner token of a routing key (§1.4). The empty key gives 0."""
+    return normalize_token(to_signed64(murmur3_x64_128(bytes(data))[0]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Vectorized: keys grouped by length, each group hashed as rows of a uint64 matrix.
+
+_U = np.uint64
+
+
+def _rotl_np(x: np.ndarray, r: int) -> np.ndarray:
+    return (x << _U(r)) | (x >> _U(64 - r))
+
+
+def _fmix_np(k: np.ndarray) -> np.ndarray:
+    k = k ^ (k >> _U(33))
+    k = k * _U(FMIX_C1)
+    k = k ^ (k >> _U(33))
+    k = k * _U(FMIX_C2)
+    return k ^ (k >> _U(33))
+
+
+def _h1_of_equal_length_keys(matrix: np.ndarray) -> np.ndarray:
+    """h1 (uint64) of every row of a (count, length) uint8 matrix."""
+    count, length = matrix.shape
+    h1 = np.zeros(count, dtype=np.uint64)
+    h2 = np.zeros(count, dtype=np.uint64)
+    full_blocks_end = length - length % 16
+    if full_blocks_end:
+        words = np.ascontiguousarray(matrix[:, :full_blocks_end]).view("<u8").astype(np.uint64)
+        for block in range(full_blocks_end // 16):
+            k1 = words[:, 2 * block]
+            k2 = words[:, 2 * block + 1]
+            h1 ^= _rotl_np(k1 * _U(C1), 31) * _U(C2)
+            h1 = _rotl_np(h1, 27) + h2
+            h1 = h1 * _U(5) + _U(H1_ADD)
+            h2 ^= _rotl_np(k2 * _U(C2), 33) * _U(C1)
+            h2 = _rotl_np(h2, 31) + h1
+            h2 = h2 * _U(5) + _U(H2_ADD)
+    tail = matrix[:, full_blocks_end:].view(np.int8).astype(np.int64).view(np.uint64)   # sign-extended
+    tail_length = tail.shape[1]
+    if tail_length > 8:
+        k2 = np.zeros(count, dtype=np.uint64)
+        for i in range(tail_length - 1, 7, -1):
+            k2 ^= tail[:, i] << _U(8 * (i - 8))
+        h2 ^= _rotl_np(k2 * _U(C2), 33) * _U(C1)
+    if tail_length:
+        k1 = np.zeros(count, dtype=np.uint64)
+        for i in range(min(tail_length, 8) - 1, -1, -1):
+            k1 ^= tail[:, i] << _U(8 * i)
+        h1 ^= _rotl_np(k1 * _U(C1), 31) * _U(C2)
+    h1 ^= _U(length)
+    h2 ^= _U(length)
+    h1 = h1 + h2
+    h2 = h2 + h1
+    h1 = _fmix_np(h1)
+    h2 = _fmix_np(h2)
+    return h1 + h2
+
+
+def murmur3_tokens(keys: Sequence[bytes]) -> np.ndarray:
+    """Vectorized ``murmur3_token``: int64 tokens of many routing keys."""
+    tokens = np.empty(len(keys), dtype=np.int64)
+    positions_by_length: dict[int, list[int]] = defaultdict(list)
+    for position, key in enumerate(keys):
+        positions_by_length[len(key)].append(position)
+    with np.errstate(over="ignore"):
+        for length, positions in positions_by_length.items():
+            joined = b"".join(bytes(keys[p]) for p in positions)
+            matrix = np.frombuffer(joined, dtype=np.uint8).reshape(len(positions), length)
+            tokens[positions] = _h1_of_equal_length_keys(matrix).view(np.int64)
+    tokens[tokens == INT64_MIN] = INT64_MAX
+    return tokens
+''')
+_module('python_udfs.sharding', r'''"""Token -> shard, shard boundaries and "first token of a shard in a range" (``scylla-math.md`` §2).
+
+ScyllaDB's static sharder ("biased-token-round-robin", ``dht/token.cc``): drop the ``ignore_msb``
+most significant bits of the unbiased token and take ``floor(u' * shard_count / 2^64)``.
+Everything is integer-only; the vectorized forms (``shards_of``, ``find_first_tokens_for_shards``)
+use exact uint64 numpy arithmetic and the portable 64x64 multiply-high of §2.1; the scalar
+functions are their oracles. ``token_midpoint`` is ``dht::token::midpoint``.
+
+Tokens are ``int`` key tokens or the sentinels ``MIN_TOKEN`` (before all keys) and ``MAX_TOKEN``
+(after all keys). Token order: ``MIN_TOKEN`` < every key token (signed) < ``MAX_TOKEN``.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Union
+
+import numpy as np
+
+from python_udfs.int64 import INT64_MAX, INT64_MIN, MASK64
+
+
+class SentinelToken:
+    """``minimum_token()`` / ``maximum_token()`` of ``dht/token.hh`` (§1.4); not key tokens."""
+
+    __slots__ = ("name", "rank")
+
+    def __init__(self, name: str, rank: int):
+        self.name = name
+        self.rank = rank
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+MIN_TOKEN = SentinelToken("minimum_token", 0)
+MAX_TOKEN = SentinelToken("maximum_token", 2)
+Token = Union[int, SentinelToken]
+
+
+def token_order(token: Token) -> tuple[int, int]:
+    """Sort key giving ScyllaDB's token order (minimum < keys < maximum)."""
+    return (token.rank, 0) if isinstance(token, SentinelToken) else (1, token)
+
+
+def to_int64(token: Token) -> int:
+    """``token::to_int64``: both sentinels read as INT64_MIN."""
+    return INT64_MIN if isinstance(token, SentinelToken) else token
+
+
+def unbias(token: int) -> int:
+    """Signed token -> unsigned ring position (``u64(t) + 2^63``), order-preserving."""
+    return token + (1 << 63)
+
+
+def bias(position: int) -> int:
+    """Unsigned ring position -> signed token (inverse of ``unbias``)."""
+    return position - (1 << 63)
+
+
+def _check_sharder(shard_count: int, ignore_msb: int) -> None:
+    if not 1 <= shard_count < (1 << 32):
+        raise ValueError(f"shard_count must be in [1, 2^32), got {shard_count}")
+    if not 0 <= ignore_msb < 64:
+        raise ValueError(f"ignore_msb must be in [0, 64), got {ignore_msb}")
+
+
+def zero_based_shard_of(position: int, shard_count: int, ignore_msb: int) -> int:
+    """``floor(((position << ignore_msb) mod 2^64) * shard_count / 2^64)``."""
+    return (((position << ignore_msb) & MASK64) * shard_count) >> 64
+
+
+def shard_of(token: Token, shard_count: int, ignore_msb: int) -> int:
+    """Shard owning ``token`` on a node with ``shard_count`` shards (§2.1)."""
+    _check_sharder(shard_count, ignore_msb)
+    if token is MIN_TOKEN:
+        return 0
+    if token is MAX_TOKEN:
+        return shard_count - 1
+    return zero_based_shard_of(unbias(token), shard_count, ignore_msb)
+
+
+@lru_cache(maxsize=1024)
+def shard_starts(shard_count: int, ignore_msb: int) -> tuple[int, ...]:
+    """First unbiased position of every shard inside one span (§2.2): ``ceil(s * 2^(64-m) / n)``."""
+    _check_sharder(shard_count, ignore_msb)
+    span = 1 << (64 - ignore_msb)
+    return tuple(-((-shard * span) // shard_count) for shard in range(shard_count))
+
+
+def token_for_next_shard(token: Token, shard_count: int, ignore_msb: int, shard: int, spans: int = 1) -> Token:
+    """Smallest shard-boundary token greater than ``token`` that starts ``shard`` (§2.2);
+    ``MAX_TOKEN`` when there is none."""
+    _check_sharder(shard_count, ignore_msb)
+    if token is MAX_TOKEN:
+        return MAX_TOKEN
+    position = 0 if token is MIN_TOKEN else unbias(token)
+    current_shard = zero_based_shard_of(position, shard_count, ignore_msb)
+    starts = shard_starts(shard_count, ignore_msb)
+    if ignore_msb == 0:
+        if spans > 1 or shard <= current_shard:
+            return MAX_TOKEN
+        return bias(starts[shard])
+    span_index = (position >> (64 - ignore_msb)) + spans - (1 if shard > current_shard else 0)
+    if span_index >= (1 << ignore_msb):
+        return MAX_TOKEN
+    return bias((span_index << (64 - ignore_msb)) | starts[shard])
+
+
+def _first_in_plain_range(start: Token, end: Token, shard_count: int, ignore_msb: int, shard: int) -> Token:
+    """First token of ``shard`` in ``(start, end]`` with ``start < end``; ``end`` if none."""
+    if to_int64(start) == INT64_MAX:            # (INT64_MAX, end] holds no key token
+        return end
+    candidate: Token = to_int64(start) + 1
+    if shard_of(candidate, shard_count, ignore_msb) != shard:
+        candidate = token_for_next_shard(candidate, shard_count, ignore_msb, shard)
+    return min(candidate, end, key=token_order)
+
+
+def find_first_token_for_shard(start: Token, end: Token, shard_count: int, ignore_msb: int, shard: int) -> Token:
+    """First token met walking the ring from ``start`` (exclusive) to ``end`` (inclusive) that
+    belongs to ``shard``, or ``end`` if none (§2.3). ``start >= end`` wraps around the ring,
+    so ``start == end`` is the whole ring."""
+    if not 0 <= shard < shard_count:
+        raise ValueError(f"shard must be in [0, {shard_count}), got {shard}")
+    if token_order(start) < token_order(end):
+        return _first_in_plain_range(start, end, shard_count, ignore_msb, shard)
+    if to_int64(start) != INT64_MAX:
+        found = _first_in_plain_range(start, MAX_TOKEN, shard_count, ignore_msb, shard)
+        if found is not MAX_TOKEN:
+            return found
+    return _first_in_plain_range(MIN_TOKEN, end, shard_count, ignore_msb, shard)
+
+
+# ---------------------------------------------------------------------------------------------
+# Vectorized
+
+_U = np.uint64
+_LOW32 = _U(0xFFFFFFFF)
+
+
+def shards_of(tokens: np.ndarray, shard_count, ignore_msb) -> np.ndarray:
+    """Vectorized ``shard_of`` for int64 key tokens; ``shard_count``/``ignore_msb`` are scalars or
+    arrays of the same length. Uses the portable multiply-high (exact for shard_count < 2^32)."""
+    tokens = np.asarray(tokens, dtype=np.int64)
+    counts = np.broadcast_to(np.asarray(shard_count, dtype=np.int64), tokens.shape)
+    msbs = np.broadcast_to(np.asarray(ignore_msb, dtype=np.int64), tokens.shape)
+    if counts.size and (counts.min() < 1 or counts.max() >= (1 << 32)):
+        raise ValueError("shard_count must be in [1, 2^32)")
+    if msbs.size and (msbs.min() < 0 or msbs.max() >= 64):
+        raise ValueError("ignore_msb must be in [0, 64)")
+    with np.errstate(over="ignore"):
+        position = tokens.view(np.uint64) ^ _U(1 << 63)
+        shifted = position << msbs.astype(np.uint64)
+        n = counts.astype(np.uint64)
+        low = (shifted & _LOW32) * n
+        middle = (shifted >> _U(32)) * n + (low >> _U(32))
+        return (middle >> _U(32)).astype(np.int32)
+
+
+def _zero_based_shards(positions: np.ndarray, counts: np.ndarray, msbs: np.ndarray) -> np.ndarray:
+    """Vectorized ``zero_based_shard_of`` on uint64 arrays (``msbs`` < 64, ``counts`` < 2^32)."""
+    with np.errstate(over="ignore"):
+        shifted = positions << msbs
+        low = (shifted & _LOW32) * counts
+        middle = (shifted >> _U(32)) * counts + (low >> _U(32))
+        return middle >> _U(32)
+
+
+def _shard_start_table(counts: np.ndarray, msbs: np.ndarray, shards: np.ndarray) -> np.ndarray:
+    """``shard_starts(count, msb)[shard]`` per element, as uint64 (exact Python-int math per distinct
+    (count, msb) pair, gathered with numpy)."""
+    keys, inverse = np.unique((counts.astype(np.int64) << 6) | msbs.astype(np.int64), return_inverse=True)
+    pairs = [(key >> 6, key & 63) for key in keys.tolist()]
+    offsets = np.zeros(len(pairs) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([count for count, _ in pairs])
+    flat = np.empty(int(offsets[-1]), dtype=np.uint64)
+    for i, (count, msb) in enumerate(pairs):
+        flat[offsets[i]:offsets[i + 1]] = np.array(shard_starts(count, msb), dtype=np.uint64)
+    return flat[offsets[inverse] + shards]
+
+
+def _first_at_or_after(positions: np.ndarray, counts: np.ndarray, msbs: np.ndarray, shards: np.ndarray,
+                       starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For key-token positions ``u``: ``u`` if it belongs to ``shard``, else the position of
+    ``token_for_next_shard(u, shard)`` (§2.2). Returns (positions, is_maximum_token)."""
+    current = _zero_based_shards(positions, counts, msbs)
+    span_shift = (_U(64) - msbs) % _U(64)                 # m == 0: one span, shift unused
+    span = np.where(msbs == 0, _U(0), positions >> span_shift)
+    ahead = (shards > current).astype(np.uint64)
+    k = span + _U(1) - ahead                               # same span if the shard is ahead, else next
+    with np.errstate(over="ignore"):
+        limit = _U(1) << msbs                              # 2^m spans (m < 64)
+        is_max = k >= limit
+        boundary = np.where(is_max, _U(0), k << span_shift) | starts
+    hit = current == shards
+    return np.where(hit, positions, boundary), ~hit & is_max
+
+
+def find_first_tokens_for_shards(starts_exclusive, ends_inclusive, shard_counts, ignore_msbs, shards) -> np.ndarray:
+    """Vectorized ``find_first_token_for_shard`` (§2.3) for int64 KEY tokens (no sentinels): element i
+    is the first token of ``shards[i]`` in ``(starts[i], ends[i]]`` (wrapping when start >= end), or
+    ``ends[i]`` when that shard owns none. Exact uint64 arithmetic; all arguments broadcast."""
+    start, end, counts, msbs, shard = np.broadcast_arrays(
+        np.asarray(starts_exclusive, dtype=np.int64), np.asarray(ends_inclusive, dtype=np.int64),
+        np.asarray(shard_counts, dtype=np.int64), np.asarray(ignore_msbs, dtype=np.int64),
+        np.asarray(shards, dtype=np.int64))
+    if start.size == 0:
+        return np.empty(start.shape, dtype=np.int64)
+    if counts.min() < 1 or counts.max() >= (1 << 32):
+        raise ValueError("shard_count must be in [1, 2^32)")
+    if msbs.min() < 0 or msbs.max() >= 64:
+        raise ValueError("ignore_msb must be in [0, 64)")
+    if shard.min() < 0 or (shard >= counts).any():
+        raise ValueError("shard must be in [0, shard_count)")
+    if (start == INT64_MIN).any() or (end == INT64_MIN).any():
+        raise ValueError("INT64_MIN is the minimum-token sentinel, not a key token")
+    sign = _U(1 << 63)
+    u_start = start.view(np.uint64) ^ sign
+    u_end = end.view(np.uint64) ^ sign
+    n = counts.astype(np.uint64)
+    m = msbs.astype(np.uint64)
+    j = shard.astype(np.uint64)
+    first_of_shard = _shard_start_table(counts.ravel(), msbs.ravel(), shard.ravel()).reshape(start.shape)
+    with np.errstate(over="ignore"):
+        after_start = u_start + _U(1)                      # start + 1 (wraps only when start = INT64_MAX)
+    cand1, max1 = _first_at_or_after(after_start, n, m, j, first_of_shard)
+    cand2, max2 = _first_at_or_after(np.ones_like(u_start), n, m, j, first_of_shard)   # INT64_MIN + 1
+    plain = start < end
+    start_is_max = start == INT64_MAX
+    plain_result = np.where(max1, u_end, np.minimum(cand1, u_end))
+    tail_result = np.where(max2, u_end, np.minimum(cand2, u_end))
+    wrap_result = np.where(~start_is_max & ~max1, cand1, tail_result)
+    return (np.where(plain, plain_result, wrap_result) ^ sign).view(np.int64)
+
+
+def token_midpoint(t1: int, t2: int) -> int:
+    """``dht::token::midpoint`` (newest ``dht/token.cc``): ``s64(u64(t1) + (u64(t2) - u64(t1) mod 2^64) / 2)``;
+    when ``t2 < t1`` the range wraps around the ring (vectors ``token_midpoint``)."""
+    low = t1 & MASK64
+    middle = (low + (((t2 & MASK64) - low) & MASK64) // 2) & MASK64
+    return middle - (1 << 64) if middle >> 63 else middle
+''')
+_module('python_udfs.sql_signature', r'''"""SQL signatures of the batch functions behind the SQL UDFs, without importing PySpark.
+
+A SQL function is a plain pandas batch function: each argument is a ``pd.Series`` annotated
+with its SQL type (``token: Bigint``), and ``@returns("int")`` gives the SQL result type. The
+local session wraps it as an Arrow pandas UDF (spark_registration.py); the Databricks generator
+(cdclake/databricks_udfs.py) reads the same signature to write a Unity Catalog function.
+"""
+from __future__ import annotations
+
+import inspect
+import typing
+from typing import Annotated, Callable
+
+import pandas as pd
+
+Bigint = Annotated[pd.Series, "bigint"]
+Int = Annotated[pd.Series, "int"]
+Boolean = Annotated[pd.Series, "boolean"]
+Binary = Annotated[pd.Series, "binary"]
+String = Annotated[pd.Series, "string"]
+StringArray = Annotated[pd.Series, "array<string>"]
+
+
+def returns(sql_type: str) -> Callable[[Callable], Callable]:
+    """Declare the SQL type (Spark DDL text, e.g. ``struct<token: bigint, error: string>``) of a
+    batch function's result."""
+
+    def declare(function: Callable) -> Callable:
+        function.sql_return_type = sql_type
+        return function
+
+    return declare
+
+
+def sql_arguments(function: Callable) -> list[tuple[str, str]]:
+    """``[(name, sql_type), ...]`` of a batch function, from its annotated parameters."""
+    hints = typing.get_type_hints(function, include_extras=True)
+    arguments = []
+    for name in inspect.signature(function).parameters:
+        metadata = getattr(hints.get(name), "__metadata__", ())
+        if not metadata:
+            raise TypeError(f"{function.__qualname__}: parameter {name} has no SQL type "
+                            f"(annotate it with a type of python_udfs.sql_signature, e.g. Bigint)")
+        arguments.append((name, metadata[0]))
+    return arguments
+
+
+def sql_return_type(function: Callable) -> str:
+    try:
+        return function.sql_return_type
+    except AttributeError:
+        raise TypeError(f"{function.__qualname__}: no SQL result type (decorate it with @returns)") from None
+''')
+_module('python_udfs.stream_ids', r'''"""CDC stream IDs (``scylla-math.md`` §3) and the CDCPartitioner token (§1.5).
+
+A stream ID is 16 bytes: the big-endian signed token, then a big-endian 64-bit word
+``version (bits 0-3) = 1 | vnode index (bits 4-25) | random (bits 26-63)``.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from python_udfs.int64 import as_uint64_bits
+from python_udfs.murmur3 import normalize_token
+from python_udfs.sharding import MIN_TOKEN, Token
+
+STREAM_ID_VERSION_1 = 1
+STREAM_ID_BYTES = 16
+VERSION_MASK = 0xF
+INDEX_BITS = 22
+INDEX_SHIFT = 4
+INDEX_MASK = (1 << INDEX_BITS) - 1
+RANDOM_BITS = 38
+RANDOM_SHIFT = INDEX_SHIFT + INDEX_BITS          # 26, not the 27 of the design note
+RANDOM_MASK = (1 << RANDOM_BITS) - 1
+
+
+class StreamIdFields(NamedTuple):
+    token: int          # signed int64 of bytes 0..7
+    version: int        # bits 0-3 of the low word
+    index: int          # vnode index, bits 4-25
+    random: int         # bits 26-63
+
+
+def _low_word(vnode_index: int, random_bits: int) -> int:
+    if not 0 <= vnode_index <= INDEX_MASK:
+        raise ValueError(f"vnode index must be in [0, 2^22), got {vnode_index} (ScyllaDB asserts it round-trips)")
+    return STREAM_ID_VERSION_1 | (vnode_index << INDEX_SHIFT) | ((random_bits & RANDOM_MASK) << RANDOM_SHIFT)
+
+
+def stream_id_for(token: int, vnode_index: int, random38: int) -> bytes:
+    """``cdc::stream_id(token, index)``: 16 bytes; only the low 38 bits of ``random38`` are used."""
+    return token.to_bytes(8, "big", signed=True) + _low_word(vnode_index, random38).to_bytes(8, "big")
+
+
+def decode_stream_id(stream_id: bytes) -> StreamIdFields:
+    """Split a 16-byte stream ID into token, version, vnode index and random bits."""
+    if len(stream_id) != STREAM_ID_BYTES:
+        raise ValueError(f"a stream id has 16 bytes, got {len(stream_id)}")
+    low = int.from_bytes(stream_id[8:], "big")
+    return StreamIdFields(
+        token=int.from_bytes(stream_id[:8], "big", signed=True),
+        version=low & VERSION_MASK,
+        index=(low >> INDEX_SHIFT) & INDEX_MASK,
+        random=low >> RANDOM_SHIFT,
+    )
+
+
+def is_valid_stream_id(stream_id: bytes) -> bool:
+    """What ``stream_id(bytes)`` accepts: 16 bytes with version <= 1 ("Unknown CDC stream id version")."""
+    return len(stream_id) == STREAM_ID_BYTES and decode_stream_id(stream_id).version <= STREAM_ID_VERSION_1
+
+
+def cdc_partitioner_token(key: bytes) -> Token:
+    """``com.scylladb.dht.CDCPartitioner`` (§1.5): BE int64 of bytes 0..7 of a 16-byte key
+    (normalized like every key token), ``MIN_TOKEN`` for any other length."""
+    if len(key) != STREAM_ID_BYTES:
+        return MIN_TOKEN
+    return normalize_token(int.from_bytes(key[:8], "big", signed=True))
+
+
+def _random38_item(item: object) -> bytes:
+    encoded = item.hex() if isinstance(item, (bytes, bytearray)) else repr(item)
+    return type(item).__name__.encode() + b":" + encoded.encode() + b"\x1f"
+
+
+def _random38_hasher():
+    return hashlib.blake2b(digest_size=8, person=b"cdclake-stream")
+
+
+def random38_for(*stable_inputs: object) -> int:
+    """Deterministic stand-in for ScyllaDB's ``mt19937_64`` draw: 38 bits of BLAKE2b over the
+    inputs (ints, strings, bytes), so the same inputs always give the same stream ID."""
+    digest = _random38_hasher()
+    for item in stable_inputs:
+        digest.update(_random38_item(item))
+    return int.from_bytes(digest.digest(), "big") & RANDOM_MASK
+
+
+class DeterministicRandom38:
+    """``random_source(vnode_index, shard) = random38_for(*prefix, vnode_index, shard)``, with a
+    ``batch`` method giving the same values for whole arrays (about 1 us per stream)."""
+
+    def __init__(self, *prefix: object):
+        self.prefix = prefix
+        self._base = _random38_hasher()
+        for item in prefix:
+            self._base.update(_random38_item(item))
+
+    def __call__(self, vnode_index: int, shard: int) -> int:
+        return random38_for(*self.prefix, int(vnode_index), int(shard))
+
+    def batch(self, vnode_indexes, shards) -> np.ndarray:
+        """uint64 array of ``self(vnode_indexes[i], shards[i])``."""
+        digests = []
+        append = digests.append
+        by_index = {}
+        for index, shard in zip(np.asarray(vnode_indexes).tolist(), np.asarray(shards).tolist()):
+            prefix = by_index.get(index)
+            if prefix is None:
+                prefix = by_index[index] = self._base.copy()
+                prefix.update(b"int:%d\x1f" % index)
+            digest = prefix.copy()
+            digest.update(b"int:%d\x1f" % shard)
+            append(digest.digest())
+        words = np.frombuffer(b"".join(digests), dtype=">u8").astype(np.uint64)
+        return words & np.uint64(RANDOM_MASK)
+
+
+# ---------------------------------------------------------------------------------------------
+# Vectorized
+
+def stream_id_low_words(vnode_indexes, randoms) -> np.ndarray:
+    """Vectorized low word ``1 | index << 4 | (random & (2^38-1)) << 26`` (uint64)."""
+    indexes = np.asarray(vnode_indexes, dtype=np.int64)
+    if indexes.size and (indexes.min() < 0 or indexes.max() > INDEX_MASK):
+        raise ValueError("vnode index must be in [0, 2^22) (ScyllaDB asserts it round-trips)")
+    randoms = as_uint64_bits(randoms) & np.uint64(RANDOM_MASK)
+    return (np.uint64(STREAM_ID_VERSION_1) | (indexes.astype(np.uint64) << np.uint64(INDEX_SHIFT))
+            | (randoms << np.uint64(RANDOM_SHIFT)))
+
+
+def pack_stream_ids(tokens, low_words) -> bytes:
+    """All IDs back to back (16 bytes each): BE token, then BE low word."""
+    tokens = np.asarray(tokens, dtype=np.int64)
+    packed = np.empty((len(tokens), 2), dtype=">u8")
+    packed[:, 0] = tokens.view(np.uint64)
+    packed[:, 1] = np.asarray(low_words, dtype=np.uint64)
+    return packed.tobytes()
+
+
+def stream_ids_for(tokens: np.ndarray, vnode_indexes: np.ndarray, randoms: np.ndarray) -> list[bytes]:
+    """Vectorized ``stream_id_for`` (randoms as int64, uint64 or Python ints; low 38 bits used)."""
+    raw = pack_stream_ids(tokens, stream_id_low_words(vnode_indexes, randoms))
+    return [raw[i:i + STREAM_ID_BYTES] for i in range(0, len(raw), STREAM_ID_BYTES)]
+
+
+def stream_ids_hex(tokens, low_words) -> list[str]:
+    """32 lowercase hex digits per ID, from tokens and low words (see ``stream_id_low_words``)."""
+    text = pack_stream_ids(tokens, low_words).hex()
+    width = 2 * STREAM_ID_BYTES
+    return [text[i:i + width] for i in range(0, len(text), width)]
+
+
+def decode_stream_ids(stream_ids: Sequence[bytes]) -> dict[str, np.ndarray]:
+    """Vectorized ``decode_stream_id``: arrays ``token`` (int64), ``version``, ``index`` (int32),
+    ``random`` (int64). Every ID must be 16 bytes."""
+    if any(len(stream_id) != STREAM_ID_BYTES for stream_id in stream_ids):
+        raise ValueError("a stream id has 16 bytes")
+    words = np.frombuffer(b"".join(bytes(s) for s in stream_ids), dtype=">u8").reshape(-1, 2)
+    low = words[:, 1].astype(np.uint64)
+    return {
+        "token": words[:, 0].astype(np.uint64).view(np.int64),
+        "version": (low & np.uint64(VERSION_MASK)).astype(np.int32),
+        "index": ((low >> np.uint64(INDEX_SHIFT)) & np.uint64(INDEX_MASK)).astype(np.int32),
+        "random": (low >> np.uint64(RANDOM_SHIFT)).astype(np.int64),
+    }
+''')
+_module('python_udfs.timeuuids', r'''"""``cdc$time`` timeuuids (``scylla-log.md`` §6.1).
+
+``t60 = ts_us * 10 + 0x01B21DD213814000`` (100-ns ticks since 1582-10-15), laid out as a
+version-1 UUID; the low 64 bits are random with the RFC-4122 variant bits ``10``.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from python_udfs.int64 import MASK64, as_uint64_bits
+
+GREGORIAN_TO_UNIX_TICKS = 0x01B21DD213814000      # 100-ns ticks from 1582-10-15 to 1970-01-01
+MAX_T60 = (1 << 60) - 1
+MIN_MICROS = -(GREGORIAN_TO_UNIX_TICKS // 10)                 # 1582-10-15: tick 0
+MAX_MICROS = (MAX_T60 - GREGORIAN_TO_UNIX_TICKS) // 10         # the last whole microsecond of 60 bits
+VERSION_1_BITS = 0x1000
+VARIANT_CLEAR_MASK = 0x3FFF_FFFF_FFFF_FFFF
+VARIANT_RFC4122 = 0x8000_0000_0000_0000
+
+
+def _msb_from_ticks(t60: int) -> int:
+    return ((t60 & 0xFFFFFFFF) << 32) | (((t60 >> 32) & 0xFFFF) << 16) | VERSION_1_BITS | ((t60 >> 48) & 0x0FFF)
+
+
+def _format_uuid(msb: int, lsb: int) -> str:
+    text = f"{msb:016x}{lsb:016x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def timeuuid_from_micros(ts_us: int, random64: int) -> str:
+    """``generate_timeuuid``: version-1 UUID of ``ts_us`` whose clock-seq/node bits come from
+    ``random64`` (any 64-bit value, signed or not; the top two bits become the variant)."""
+    t60 = ts_us * 10 + GREGORIAN_TO_UNIX_TICKS
+    if not 0 <= t60 <= MAX_T60:
+        raise ValueError(f"timestamp {ts_us} µs is outside the timeuuid range")
+    lsb = ((random64 & MASK64) & VARIANT_CLEAR_MASK) | VARIANT_RFC4122
+    return _format_uuid(_msb_from_ticks(t60), lsb)
+
+
+def _ticks_from_msb(msb: int) -> int:
+    return ((msb & 0x0FFF) << 48) | (((msb >> 16) & 0xFFFF) << 32) | (msb >> 32)
+
+
+def micros_from_timeuuid(timeuuid: str) -> int:
+    """``UUID_gen::micros_timestamp``: microseconds since the epoch embedded in a version-1 UUID
+    (sub-microsecond ticks truncated toward zero, as C++ integer division does)."""
+    hex_digits = timeuuid.replace("-", "")
+    if len(hex_digits) != 32:
+        raise ValueError(f"not a UUID: {timeuuid!r}")
+    msb = int(hex_digits[:16], 16)
+    if (msb >> 12) & 0xF != 1:
+        raise ValueError(f"not a version 1 (time-based) UUID: {timeuuid!r}")
+    ticks = _ticks_from_msb(msb) - GREGORIAN_TO_UNIX_TICKS
+    return ticks // 10 if ticks >= 0 else -((-ticks) // 10)
+
+
+# ---------------------------------------------------------------------------------------------
+# Vectorized
+
+_U = np.uint64
+
+
+def timeuuids_from_micros(ts_us: np.ndarray, random64: np.ndarray) -> list[str]:
+    """Vectorized ``timeuuid_from_micros`` (int64 timestamps; random64 as int64 or uint64)."""
+    ts = np.asarray(ts_us, dtype=np.int64)
+    if ts.size and (ts.min() < MIN_MICROS or ts.max() > MAX_MICROS):
+        raise ValueError("timestamp outside the timeuuid range")
+    with np.errstate(over="ignore"):
+        t60 = (ts * 10 + GREGORIAN_TO_UNIX_TICKS).view(np.uint64)
+        msb = ((t60 & _U(0xFFFFFFFF)) << _U(32)) | (((t60 >> _U(32)) & _U(0xFFFF)) << _U(16)) \
+            | _U(VERSION_1_BITS) | ((t60 >> _U(48)) & _U(0x0FFF))
+        lsb = (as_uint64_bits(random64) & _U(VARIANT_CLEAR_MASK)) | _U(VARIANT_RFC4122)
+    return [_format_uuid(int(m), int(l)) for m, l in zip(msb.tolist(), lsb.tolist())]
+
+
+def micros_from_timeuuids(timeuuids: Sequence[str]) -> np.ndarray:
+    """Vectorized ``micros_from_timeuuid``: int64 microseconds."""
+    return np.array([micros_from_timeuuid(u) for u in timeuuids], dtype=np.int64)
+''')
+_batch_function = _module('python_udfs.math_udfs', r'''"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
+scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
+
+Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
+not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails
+the batch. Call the bigint-taking functions on non-null values (see columns.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from python_udfs.columns import binary_column, in_range, integer_column, nullable, objects
+from python_udfs.murmur3 import murmur3_tokens
+from python_udfs.sharding import find_first_token_for_shard, shards_of
+from python_udfs.sql_signature import Bigint, Binary, Int, String, returns
+from python_udfs.stream_ids import INDEX_MASK, decode_stream_ids, stream_ids_for
+from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, micros_from_timeuuid, timeuuids_from_micros
+
+SHARD_COUNT_LIMIT = 1 << 32
+IGNORE_MSB_LIMIT = 64
+
+
+def _stream_ids(series: pd.Series) -> tuple[dict, np.ndarray]:
+    """Decoded stream-id fields and the mask of the 16-byte ids."""
+    ids, valid = binary_column(series)
+    valid &= np.array([len(raw) == 16 for raw in ids], dtype=bool)
+    return decode_stream_ids([raw if ok else bytes(16) for raw, ok in zip(ids, valid)]), valid
+
+
+def _sharder(shard_count: pd.Series, ignore_msb: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(shard counts, ignore_msb values, mask of a valid sharder: 1 <= count < 2^32, 0 <= msb < 64)."""
+    counts, valid_count = integer_column(shard_count)
+    msbs, valid_msb = integer_column(ignore_msb)
+    valid = valid_count & valid_msb & in_range(counts, 1, SHARD_COUNT_LIMIT) & in_range(msbs, 0, IGNORE_MSB_LIMIT)
+    return np.where(valid, counts, 1), np.where(valid, msbs, 0), valid
+
+
+@returns("bigint")
+def cdc_murmur3_token(key: Binary) -> pd.Series:
+    keys, valid = binary_column(key)
+    return nullable(murmur3_tokens(keys), valid, "Int64")
+
+
+@returns("int")
+def cdc_shard_of(token: Bigint, shard_count: Int, ignore_msb: Int) -> pd.Series:
+    tokens, valid_token = integer_column(token)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    valid = valid_token & valid_sharder
+    return nullable(shards_of(tokens, counts, msbs), valid, "Int32")
+
+
+@returns("binary")
+def cdc_stream_id(token: Bigint, vnode_index: Int, random38: Bigint) -> pd.Series:
+    tokens, valid_token = integer_column(token)
+    indexes, valid_index = integer_column(vnode_index)
+    randoms, valid_random = integer_column(random38)
+    valid = valid_token & valid_index & valid_random & in_range(indexes, 0, INDEX_MASK + 1)
+    return objects(stream_ids_for(np.where(valid, tokens, 0), np.where(valid, indexes, 0), randoms), valid)
+
+
+@returns("bigint")
+def cdc_stream_id_token(stream_id: Binary) -> pd.Series:
+    fields, valid = _stream_ids(stream_id)
+    return nullable(fields["token"], valid, "Int64")
+
+
+@returns("int")
+def cdc_stream_id_vnode_index(stream_id: Binary) -> pd.Series:
+    fields, valid = _stream_ids(stream_id)
+    return nullable(fields["index"], valid, "Int32")
+
+
+@returns("int")
+def cdc_stream_id_version(stream_id: Binary) -> pd.Series:
+    fields, valid = _stream_ids(stream_id)
+    return nullable(fields["version"], valid, "Int32")
+
+
+@returns("bigint")
+def cdc_find_first_token_for_shard(range_start: Bigint, range_end: Bigint, shard_count: Int,
+                                   ignore_msb: Int, shard: Int) -> pd.Series:
+    starts, valid_start = integer_column(range_start)
+    ends, valid_end = integer_column(range_end)
+    counts, msbs, valid_sharder = _sharder(shard_count, ignore_msb)
+    shards, valid_shard = integer_column(shard)
+    valid = valid_start & valid_end & valid_sharder & valid_shard & (shards >= 0) & (shards < counts)
+    result = np.zeros(len(range_start), dtype=np.int64)
+    for row in np.flatnonzero(valid).tolist():
+        result[row] = find_first_token_for_shard(int(starts[row]), int(ends[row]), int(counts[row]),
+                                                 int(msbs[row]), int(shards[row]))
+    return nullable(result, valid, "Int64")
+
+
+@returns("string")
+def cdc_timeuuid(ts_us: Bigint, random64: Bigint) -> pd.Series:
+    micros, valid_ts = integer_column(ts_us)
+    randoms, valid_random = integer_column(random64)
+    valid = valid_ts & valid_random & (micros >= MIN_MICROS) & (micros <= MAX_MICROS)
+    return objects(timeuuids_from_micros(np.where(valid, micros, 0), randoms), valid)
+
+
+@returns("bigint")
+def cdc_timeuuid_micros(timeuuid: String) -> pd.Series:
+    micros = np.zeros(len(timeuuid), dtype=np.int64)
+    valid = np.zeros(len(timeuuid), dtype=bool)
+    for row, text in enumerate(timeuuid.tolist()):
+        try:
+            micros[row] = micros_from_timeuuid(text)
+            valid[row] = True
+        except (TypeError, ValueError, AttributeError):          # null, or not a version-1 uuid
+            pass
+    return nullable(micros, valid, "Int64")
+
+
+@returns("bigint")
+def cdc_time_us(timeuuid: String) -> pd.Series:
+    """A log row's ``cdc$time`` in µs since the epoch (``cdc_timeuuid_micros``, under the name
+    users call it by): ``order by cdc_time_us(`cdc$time`)`` orders rows by time, as the text does not."""
+    return cdc_timeuuid_micros(timeuuid)
+''').cdc_time_us
 
 
 def handler(batches):

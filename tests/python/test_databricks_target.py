@@ -214,6 +214,9 @@ def samples() -> dict[str, tuple[list[tuple], list | None]]:
             None),
         "cdc_timeuuid_micros": (
             [(objects(["81d4fae0-7dec-11d0-a765-00a0c91e6bf6", None]),)], None),
+        "cdc_time_us": (
+            [(objects(["81d4fae0-7dec-11d0-a765-00a0c91e6bf6", "00000000-0000-0000-0000-000000000000", None]),)],
+            None),
         "cdc_clustering_sort_key": (
             [(objects(['{"a": -1, "b": "q"}', '{"a": 1}', "{}", None]),
               arrays([["a", "b"]] * 4), arrays([["int", "text"]] * 4), arrays([["ASC", "DESC"]] * 4),

@@ -12,6 +12,7 @@ import os
 import random
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import strategies as st
@@ -179,6 +180,13 @@ def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsy
     capsys.readouterr()
     print_build_summary(spark)
     assert f"no new writes: no batch added ({len(audits_before)} so far)" in capsys.readouterr().out
+    # a build that left out every node (no input moved, cdclake/unchanged_inputs.py) ran no batch:
+    # the summary says so, not the last batch's figures
+    left_out_everything = SimpleNamespace(result=SimpleNamespace(results=[]))
+    print_build_summary(spark, left_out_everything, ["build"])
+    summary = capsys.readouterr().out
+    assert f"no new writes: no input changed since the last build, no batch added ({len(audits_before)} so far)" \
+        in summary and "writes in = " not in summary.split("\n")[1]
 
 
 def test_a_batch_with_processed_write_ids_is_rejected(spark, example_in_batches):

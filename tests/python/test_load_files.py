@@ -110,6 +110,63 @@ def test_a_describe_output_loads_the_tables_a_create_gives_and_skips_indexes_and
     assert readings.cdc_log_created_ms is None      # DESCRIBE does not say when CDC was enabled
 
 
+# the other two forms of a log table in DESCRIBE outputs: ScyllaDB's server-side DESCRIBE prints its
+# properties after its base table; older cqlsh printed it as a table
+LOG_TABLE_ALTER = """
+ALTER TABLE metrics.readings_scylla_cdc_log WITH bloom_filter_fp_chance = 0.01
+    AND caching = {'enabled': 'false', 'keys': 'NONE', 'rows_per_partition': 'NONE'}
+    AND comment = 'CDC log for metrics.readings'
+    AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_size': '60', 'compaction_window_unit': 'MINUTES'}
+    AND default_time_to_live = 0
+    AND gc_grace_seconds = 0;
+"""
+LOG_TABLE_CREATE = """
+CREATE TABLE metrics.sensors_scylla_cdc_log (
+    "cdc$stream_id" blob,
+    "cdc$time" timeuuid,
+    "cdc$batch_seq_no" int,
+    "cdc$end_of_batch" boolean,
+    "cdc$operation" tinyint,
+    "cdc$ttl" bigint,
+    sensor_id uuid,
+    name text,
+    PRIMARY KEY ("cdc$stream_id", "cdc$time", "cdc$batch_seq_no")
+) WITH CLUSTERING ORDER BY ("cdc$time" ASC, "cdc$batch_seq_no" ASC)
+    AND comment = 'CDC log for metrics.sensors';
+"""
+
+
+def with_log_table_forms(describe: str = DESCRIBE) -> str:
+    """``describe`` with the ALTER form after the readings table and the CREATE form before sensors."""
+    readings_end = describe.index("/* Do NOT execute")
+    sensors = describe.index("CREATE TABLE metrics.sensors")
+    return describe[:readings_end] + LOG_TABLE_ALTER.lstrip() + "\n" + describe[readings_end:sensors] \
+        + LOG_TABLE_CREATE.lstrip() + "\n" + describe[sensors:]
+
+
+def test_every_form_of_a_log_table_in_a_describe_output_is_skipped_with_a_note():
+    """The log tables as ScyllaDB's DESCRIBE prints them (an ALTER of their properties, an older
+    cqlsh's CREATE, a comment) load nothing and are named in the notes; the rest loads as without them."""
+    text = with_log_table_forms()
+    load, _ = schema_records(text)
+    plain_load, _ = schema_records()
+    assert not load.problems
+    assert plain(load.tables) == plain(plain_load.tables) and plain(load.columns) == plain(plain_load.columns)
+    alter_line, create_line = (text[:text.index(s)].count("\n") + 1
+                               for s in ("ALTER TABLE metrics.readings_scylla_cdc_log", "CREATE TABLE metrics.sensors_scylla"))
+    skipped = [n for n in load.notes if "CDC log table" in n]
+    assert skipped == [
+        f"ks.cql:{alter_line}:1: ALTER TABLE metrics.readings_scylla_cdc_log skipped (the CDC log table: the build "
+        "makes it from its base table)",
+        f"ks.cql:{create_line}:1: CREATE TABLE metrics.sensors_scylla_cdc_log skipped (the CDC log table: the "
+        "build makes it from its base table)",
+    ]
+    # the base table already in the warehouse: its log table's ALTER alone is skipped too
+    _, existing = schema_records()
+    again, _ = schema_records(LOG_TABLE_ALTER, existing)
+    assert not again.problems and again.tables == [] and len(again.notes) == 1
+
+
 def test_loading_a_changed_schema_makes_a_new_version_and_an_unchanged_one_none():
     _, existing = schema_records()
     changed = DESCRIBE.replace("    value double,\n", "    value double,\n    unit text,\n")

@@ -5,7 +5,7 @@ INSERTs are. On Parquet, for time: the CLI's Delta builds are test_spark_cluster
 from __future__ import annotations
 
 import ast
-
+import json
 import os
 import re
 import shutil
@@ -15,10 +15,11 @@ import uuid
 
 import pytest
 
+from cdclake.parse_state import PROJECT_PARTS
 from cdclake.spark import SMALL_INPUT_ATOMS
 from conftest import REPO
 from outputs import location, snapshot_views, table_format
-from test_load_files import DESCRIBE, LOG_HEADER, LOG_ROWS
+from test_load_files import DESCRIBE, LOG_HEADER, LOG_ROWS, with_log_table_forms
 
 NOW_US = 1_700_000_000_000_000          # 2023-11-14 22:13:20 UTC
 BACKFILL_US = NOW_US - 60_000_000
@@ -68,11 +69,11 @@ def own_keyspace(tmp_path_factory):
     empty target folder; ``run`` runs one cdclake command there."""
     work = tmp_path_factory.mktemp("own_keyspace")
     project = work / "project"
-    for part in ("dbt_project.yml", "models", "macros", "seeds", "profiles", "tests/dbt"):
+    for part in (*PROJECT_PARTS, "profiles"):
         source, copy = REPO / part, project / part
         copy.parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, copy)
-    (work / "ks.cql").write_text(DESCRIBE + TWIN)
+    (work / "ks.cql").write_text(with_log_table_forms(DESCRIBE) + TWIN)
     (work / "cluster.yml").write_text(HISTORY)
     (work / "writes.cql").write_text(WRITES)
     (work / "sensors.csv").write_text(SENSORS_CSV)
@@ -83,8 +84,8 @@ def own_keyspace(tmp_path_factory):
     # with -Xshare:on a JVM that cannot stops
     env["JAVA_TOOL_OPTIONS"] = "-Xshare:on"
 
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "cdclake.cli", *args], cwd=work, env=env,
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "cdclake.cli", *args], cwd=work, env=env, input=stdin,
                               capture_output=True, text=True, timeout=900)
 
     return work, project, run
@@ -105,6 +106,9 @@ def test_loads_report_bad_lines_and_load_the_rest(own_keyspace):
     assert schema.returncode == 0, schema.stderr[-2000:]
     assert "metrics.sensors_twin: new (schema version 0)" in schema.stdout
     assert "ks.cql:" in schema.stdout and "CREATE INDEX skipped" in schema.stdout
+    # the log tables as DESCRIBE prints them: skipped, said, and the load succeeds
+    assert "ALTER TABLE metrics.readings_scylla_cdc_log skipped" in schema.stdout
+    assert "CREATE TABLE metrics.sensors_scylla_cdc_log skipped" in schema.stdout
     assert run("generations", "build", "cluster.yml").returncode == 0
     writes = run("load", "cql", "writes.cql", "--now", str(NOW_US))
     assert writes.returncode == 1 and "writes.cql:5:1: INSERT INTO metrics.nothere" in writes.stderr
@@ -113,14 +117,16 @@ def test_loads_report_bad_lines_and_load_the_rest(own_keyspace):
                   "--backfill-time", str(BACKFILL_US))
     assert sensors.returncode == 1 and "sensors.csv:4:1: column sensor_id (uuid): value 'not-a-uuid'" in sensors.stderr
     assert "loaded 2 writes" in sensors.stdout
-    readings = run("load", "snapshot", "metrics.readings", "readings.csv", "--write-times", "original",
-                   "--now", str(NOW_US + 2_000_000))
+    # no --now: the warehouse's clock just after its last write (the sensors' load, at NOW_US + 1 s)
+    readings = run("load", "snapshot", "metrics.readings", "readings.csv", "--write-times", "original")
     assert readings.returncode == 0 and "loaded 2 writes" in readings.stdout, readings.stderr[-2000:]
+    assert f"clock: {NOW_US + 1_001_000} µs (2023-11-14 22:13:21.001000 UTC), just after the warehouse's " \
+           "last write" in readings.stderr
 
 
 def test_a_plain_build_writes_the_keyspaces_log_tables(own_keyspace):
     work, project, run = own_keyspace
-    build = run("build")
+    build = run("--verbose", "build")
     assert build.returncode == 0, (build.stdout + build.stderr)[-4000:]
     models = sorted(p.name for p in (project / "models" / "marts" / "scylla_cdc_logs").glob("*.sql"))
     assert models == ["metrics__readings_scylla_cdc_log.sql", "metrics__sensors_scylla_cdc_log.sql",
@@ -129,9 +135,13 @@ def test_a_plain_build_writes_the_keyspaces_log_tables(own_keyspace):
     # the atoms in cdc_input.base_mutations: far below the limit, the build plans for small data
     assert re.search(rf"planning: small data \(\d+ input atoms, below {SMALL_INPUT_ATOMS}\)", build.stderr), \
         build.stderr[-2000:]
+    assert "  refused at load: 2 (cdc_lake.cdc_load_refusals; they never reached the inputs)" in build.stdout
     status = run("status")
     assert "metrics.readings: CDC on, " in status.stdout and "writes loaded: 8 (last write id 8)" in status.stdout
-    assert "planning: small data" in status.stderr      # sized for its warehouse, as the build was
+    assert "refused at load: 2 statements and rows (cdc_lake.cdc_load_refusals)" in status.stdout
+    # quiet by default: none of Spark's log lines, none of cdclake's choices (--verbose above)
+    assert not re.search(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d (WARN|INFO) ", status.stderr, re.MULTILINE), status.stderr
+    assert "planning: small data" not in status.stderr and "Setting default log level" not in status.stderr
     assert "last dbt command: build" in status.stdout and "succeeded" in status.stdout
 
 
@@ -156,6 +166,40 @@ def test_backfilled_rows_are_logged_as_their_inserts_and_too_old_ones_rejected(o
                   for row in snapshot_views(warehouse, ["cdc_lake.cdc_rejected_writes"])["cdc_lake.cdc_rejected_writes"]]
     assert rejected["write_id"] == 7
     assert rejected["error_text"].startswith('cdc: attempted to get a stream "from the past"')
+
+
+def test_sql_queries_the_warehouse_orders_log_rows_by_time_and_lists_load_refusals(own_keyspace):
+    """`cdclake sql`, statements from stdin: the refusals of the loads, a log table by its bare
+    name (in stream, then time order), and `cdc_time_us` ordering rows by time where the text of
+    `cdc$time` does not."""
+    _, _, run = own_keyspace
+    sql = run("sql", "--format", "jsonl", stdin=(
+        "select command, file_name, line_number, column_number, statement_text, reason from cdc_lake.cdc_load_refusals "
+        "order by file_name;\n"
+        "metrics.readings_scylla_cdc_log;\n"
+        "select `cdc$time` as t from metrics.readings_scylla_cdc_log order by cdc_time_us(`cdc$time`);\n"))
+    assert sql.returncode == 0, sql.stderr[-3000:]
+    rows = [json.loads(line) for line in sql.stdout.splitlines()]
+    refusals, rest = rows[:2], rows[2:]
+    assert [(r["command"], r["file_name"], r["line_number"], r["column_number"]) for r in refusals] == [
+        ("snapshot", "sensors.csv", 4, 1), ("cql", "writes.cql", 5, 1)]
+    assert refusals[0]["statement_text"] is None and refusals[0]["reason"].startswith("column sensor_id (uuid): value 'not-a-uuid'")
+    assert refusals[1]["statement_text"].startswith("INSERT INTO metrics.nothere") and "nothere" in refusals[1]["reason"]
+    log_rows, times = rest[:len(rest) // 2], [r["t"] for r in rest[len(rest) // 2:]]
+    assert len(log_rows) == len(times) > 2
+    keys = [(r["cdc$stream_id"], timeuuid_micros(r["cdc$time"]), r["cdc$batch_seq_no"]) for r in log_rows]
+    assert keys == sorted(keys)
+    assert times == sorted(times, key=timeuuid_micros) and times != sorted(times)   # the text's order is not time's
+
+
+def test_replay_starts_from_the_warehouses_schemas_when_asked(own_keyspace):
+    work, _, run = own_keyspace
+    (work / "only_writes.cql").write_text(f"INSERT INTO metrics.sensors (sensor_id, name) VALUES ({S1}, 'x');\n")
+    replay = run("replay", "only_writes.cql", "--schema-from-warehouse", "--now", str(NOW_US), "--format", "jsonl")
+    assert replay.returncode == 0, replay.stderr[-3000:]
+    [row] = [json.loads(line) for line in replay.stdout.splitlines()]
+    assert (row["table"], row["sensor_id"], row["name"], row["cdc$operation"]) == \
+        ("metrics.sensors_scylla_cdc_log", S1, "x", 2)
 
 
 def test_a_cluster_log_for_a_table_built_from_the_produced_log_asks_for_a_full_refresh(own_keyspace):

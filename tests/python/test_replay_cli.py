@@ -133,7 +133,7 @@ def test_a_replay_where_another_process_holds_the_folder_stops_before_touching_i
         first_project.write_text("the first replay's\n")
         done = subprocess.run(CDCLAKE + ["replay", "-"], cwd=REPO, capture_output=True, text=True, timeout=300,
                               input="CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', "
-                                    "'replication_factor': 1};\n",
+                                    "'replication_factor': 1};\nCREATE TABLE ks.t (k int PRIMARY KEY);\n",
                               env={**os.environ, "CDCLAKE_TARGET_DIR": str(target)})
         assert done.returncode == 4 and "is in use by process" in done.stderr, done.stderr[-3000:]
         assert first_project.read_text() == "the first replay's\n"

@@ -82,7 +82,8 @@ def start_build(url: str, target: Path, log: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k not in ("CDCLAKE_TARGET", "CDCLAKE_TABLE_FORMAT")}
     env.update(CDCLAKE_TARGET_DIR=str(target), CDCLAKE_DRIVER_MEMORY="1g", SPARK_LOCAL_IP="127.0.0.1",
                DBT_LOG_PATH=str(target / "logs"))
-    return subprocess.Popen([sys.executable, "-m", "cdclake.cli", "--master", url, "build", "--vars", "{cdc_example: true}"],
+    return subprocess.Popen([sys.executable, "-m", "cdclake.cli", "--master", url, "--verbose", "build",
+                             "--vars", "{cdc_example: true}"],
                             cwd=REPO, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
 
 
@@ -143,9 +144,10 @@ def test_the_cluster_builds_delta_and_plans_for_small_data(rebuilt_after_kill, e
     assert "table format: delta" in log
     assert "HiveAlterHandler" not in log, "replacing Delta tables printed the metastore's refusals"
     stored = [table for table in example_outputs if location(target, table).is_dir()]
-    # the state tables and the rejected writes are views (of the history, of the ledger)
+    # the state tables, the rejected writes and the load refusals are views (of the history, of
+    # the ledger, of the input)
     assert sorted(set(example_outputs) - set(stored)) == sorted(
-        [t for t in example_outputs if t.endswith("_state")] + ["cdc_lake.cdc_rejected_writes"])
+        [t for t in example_outputs if t.endswith("_state")] + ["cdc_lake.cdc_load_refusals", "cdc_lake.cdc_rejected_writes"])
     formats = {table: table_format(target, table) for table in stored}
     assert set(formats.values()) == {"delta"}, formats
     assert os.environ["CDCLAKE_TABLE_FORMAT"] == os.environ.get("CDCLAKE_TEST_TABLE_FORMAT", "parquet")
