@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: java browser jars setup demo test replay-example seeds databricks-udfs lint check docs docs-serve report bench bench-pipeline bench-replay clean
+.PHONY: java browser jars setup demo test replay-example seeds lint check docs docs-serve report bench bench-pipeline bench-replay clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,10 +49,6 @@ replay-example: java $(STAMP) jars
 ## Regenerate the example seeds from examples/shop.cql.
 seeds: $(STAMP)
 	$(BIN)/python scripts/build_example_seeds.py
-
-## Regenerate macros/databricks/cdc_udfs_ddl.sql (the UDFs as Unity Catalog functions) from python_udfs/.
-databricks-udfs: $(STAMP)
-	$(BIN)/python -m cdclake.databricks_udfs
 
 ## Benchmarks: each prints its ratio against a baseline measured in the same run.
 bench: java $(STAMP) jars

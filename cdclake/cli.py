@@ -10,6 +10,7 @@
     cdclake replay SCRIPT.cql [--now US] [--step US] [--skew US] [--generations PATH] [--format jsonl|table] [--self-checks]
                    [--enable-create-table-with-compact-storage] [--row-ttl-scan-period SECONDS]
     cdclake load schema|cql|snapshot|log|example ...   your keyspace (or the example) into cdc_input (load_cli.py)
+    cdclake generate                   the log/consumer table models and UDF macros, in target/generated/ (plain dbt: run it first)
     cdclake sql ["QUERY" | KS.TABLE] [--format table|jsonl]   Spark SQL over the warehouse (no argument: a shell)
     cdclake status                     what the warehouse holds: tables, schema versions, writes, generations, builds
     cdclake generations build HISTORY.yml | import --descriptions V2.csv ...   [--csv DIR]
@@ -298,6 +299,10 @@ def main(argv: list[str] | None = None) -> int:
             from cdclake.load_cli import main as load_main
 
             return load_main(argv[1:])
+        if argv[0] == "generate":
+            from cdclake.generated import main as generate_main
+
+            return generate_main(argv[1:])
         if argv[0] == "sql":
             from cdclake.sql_shell import main as sql_main
 

@@ -18,6 +18,7 @@ from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField
 CONSUMER_MODELS_SUBDIR = Path("models") / "marts" / "consumer_tables"
 MODELS_YML = "_consumer_tables__models.yml"
 KINDS = ("state", "history", "changes")
+CONSUMER_TABLE_TAG = "cdc_consumer_table"      # each consumer table model's tag (for selections)
 DESCRIPTIONS = {
     "state": "The state of {} rebuilt from its CDC log. {{{{ doc('state_tables') }}}}",
     "history": "Every version of every row of {} rebuilt from its CDC log. {{{{ doc('history_tables') }}}}",
@@ -54,7 +55,7 @@ def consumer_model_name(keyspace: str, table: str, kind: str) -> str:
 
 def consumer_model_sql(keyspace: str, table: str, kind: str) -> str:
     return (
-        f"{{{{ config(alias='{table}_{kind}', schema='{keyspace}') }}}}\n"
+        f"{{{{ config(alias='{table}_{kind}', schema='{keyspace}', tags=['{CONSUMER_TABLE_TAG}']) }}}}\n"
         f"{{{{ scylla_cdc_{kind}_table('{keyspace}', '{table}') }}}}\n"
     )
 

@@ -68,7 +68,9 @@ def invoke_result(args: list[str], project_dir: Path = PROJECT_DIR, callbacks: l
     from dbt.cli.main import dbtRunner
 
     from cdclake import unchanged_inputs
+    from cdclake.generated import point_dbt_at
 
+    point_dbt_at(project_dir)     # the generated models and macros of that project's warehouse
     moved = os.environ.get("CDCLAKE_TARGET_DIR") and project_dir == PROJECT_DIR
     if moved:  # dbt's artifacts follow the target folder (env: `dbt debug` has no --target-path)
         os.environ.setdefault("DBT_TARGET_PATH", str(target_dir()))

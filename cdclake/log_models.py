@@ -17,10 +17,12 @@ from typing import Iterable
 import yaml
 
 from cdclake import consumer_models
+from cdclake.generated import generated_dir
 from cdclake.log_columns import LogColumn, UnmappedTypeError, generated_model_meta, log_table_columns
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions, record_from_row
 
-LOG_MODELS_SUBDIR = Path("models") / "marts" / "scylla_cdc_logs"
+LOG_MODELS_SUBDIR = Path("models") / "marts" / "scylla_cdc_logs"    # in the generated folder (generated.py)
+LOG_TABLE_TAG = "cdc_log_table"          # each log table model's tag (a replay selects them by it)
 MODELS_YML = "_scylla_cdc_logs__models.yml"
 SCHEMA_INPUTS = ("base_tables", "base_columns", "base_types")   # the input tables the log models follow
 log = logging.getLogger("cdclake")
@@ -37,7 +39,7 @@ def model_name(keyspace: str, table: str) -> str:
 
 def model_sql(keyspace: str, table: str) -> str:
     return (
-        f"{{{{ config(alias='{table}_scylla_cdc_log', schema='{keyspace}') }}}}\n"
+        f"{{{{ config(alias='{table}_scylla_cdc_log', schema='{keyspace}', tags=['{LOG_TABLE_TAG}']) }}}}\n"
         f"{{{{ scylla_cdc_log_table('{keyspace}', '{table}') }}}}\n"
     )
 
@@ -50,7 +52,7 @@ def write_log_models(
     types: Iterable[BaseTypeField],
 ) -> list[str]:
     """(Re)write the generated log-table and consumer-table models and their properties from
-    the schema records; returns the ``ks.t_scylla_cdc_log`` names. A table whose columns cannot
+    the schema records, in the project's generated folder (cdclake/generated.py); returns the ``ks.t_scylla_cdc_log`` names. A table whose columns cannot
     be typed (an unknown CQL type) gets none: the build's input checks stop the build and name
     the column. Files whose text is already right are left alone (dbt's partial parse keeps
     them), the models of tables that no longer have CDC go."""
@@ -78,8 +80,9 @@ def write_log_models(
     log_files[MODELS_YML] = models_yml(log_columns, metas)
     consumer_files[consumer_models.MODELS_YML] = properties_yml(
         {"version": 2, "models": consumers, **({"exposures": consumer_exposures} if consumer_exposures else {})})
-    _write_generated(project_dir / LOG_MODELS_SUBDIR, log_files, lambda path: path.match("*__*_scylla_cdc_log.sql"))
-    _write_generated(project_dir / consumer_models.CONSUMER_MODELS_SUBDIR, consumer_files, consumer_models.is_generated)
+    generated = generated_dir(project_dir)
+    _write_generated(generated / LOG_MODELS_SUBDIR, log_files, lambda path: path.match("*__*_scylla_cdc_log.sql"))
+    _write_generated(generated / consumer_models.CONSUMER_MODELS_SUBDIR, consumer_files, consumer_models.is_generated)
     return written
 
 

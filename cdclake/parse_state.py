@@ -67,6 +67,7 @@ def state_key(project: Path, parts: list[str]) -> str:
     for path in sorted(p for f in files for p in ([f] if f.is_file() else f.rglob("*")) if p.is_file()):
         digest.update(str(path.relative_to(project)).encode() + b"\0" + path.read_bytes() + b"\0")
     digest.update((PROFILES_DIR / "profiles.yml").read_bytes())
-    for name in sorted(n for n in os.environ if n.startswith(("CDCLAKE_", "DBT_"))):
+    # not the generated folder's name: it follows the project's folder (cdclake/generated.py)
+    for name in sorted(n for n in os.environ if n.startswith(("CDCLAKE_", "DBT_")) and n != "CDCLAKE_GENERATED_DIR"):
         digest.update(f"{name}={os.environ[name]}\0".encode())
     return digest.hexdigest()[:24]

@@ -34,7 +34,7 @@ log = logging.getLogger("cdclake")
 # check held a three-statement replay's critical path, some 4 s, the generations' check a core
 # beside it). Generations a user gives (--generations) are checked (USER_INPUT_CHECK): a bad row
 # stops the build, named.
-REPLAY_SELECTION = ["+path:" + str(log_models.LOG_MODELS_SUBDIR), "+cdc_rejected_writes", "+cdc_write_audit"]
+REPLAY_SELECTION = ["+tag:" + log_models.LOG_TABLE_TAG, "+cdc_rejected_writes", "+cdc_write_audit"]
 USER_INPUT_CHECK = "assert_generations_are_valid"
 DEFAULT_GENERATION_AGE_MS = 3600 * 1000
 

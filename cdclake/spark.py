@@ -161,19 +161,19 @@ def create_session(
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         # No filters inferred from constraints: an `isnotnull` inferred on a join key computed by a
         # Python UDF is pushed below the join, so the UDF runs twice in one stage, and at a million
-        # writes (PySpark 3.5.9) that pair gave different rows run to run (README, "Correctness checks")
+        # writes (PySpark 3.5.9) that pair gave different rows run to run (docs/correctness.md)
         .config("spark.sql.constraintPropagation.enabled", "false")
         # Spark keeps the classes it generated for 100 plans' code by default, fewer than one
         # build's nodes compile (some 1,000): every build compiled them all again, and the JIT
         # compiled the new classes again. With room for several builds' code, the builds after
-        # the first in a session compile a few (README, "Performance")
+        # the first in a session compile a few (docs/performance.md)
         .config("spark.sql.codegen.cache.maxEntries", str(CODEGEN_CACHE_ENTRIES))
         .config(
             "spark.hadoop.javax.jdo.option.ConnectionURL",
             f"jdbc:derby:;databaseName={warehouse_root / 'metastore_db'};create=true",
         )
         # the parallel collector: the G1 default's concurrent threads compete with the tasks for
-        # 2 cores, and a cold three-statement replay took 3-5 s longer with it (README, "Performance")
+        # 2 cores, and a cold three-statement replay took 3-5 s longer with it (docs/performance.md)
         .config("spark.driver.extraJavaOptions",
                 f"-Dderby.system.home={warehouse_root} -XX:+UseParallelGC {java_options}".strip())
         .enableHiveSupport()

@@ -229,15 +229,21 @@ def _nodes_reading_only(manifest: dict, sources: set[str]) -> set[str]:
 
 
 def _digest(args: list[str], project_dir: Path) -> str:
-    """What the skipped nodes' SQL depends on besides their inputs: the project's files, profile
-    and environment (as for dbt's partial parse), the target and the variables."""
+    """What the skipped nodes' SQL depends on besides their inputs: the project's files and its
+    generated ones, profile and environment (as for dbt's partial parse), the target and the variables."""
     import hashlib
 
     from cdclake.dbt import cli_vars, target_name
     from cdclake.parse_state import PROJECT_PARTS, state_key
 
+    from cdclake.generated import generated_dir
+
     command = json.dumps([target_name(args), cli_vars(args)], sort_keys=True, default=str)
-    return hashlib.sha256(f"{state_key(project_dir, PROJECT_PARTS)}\0{command}".encode()).hexdigest()[:24]
+    generated = hashlib.sha256()
+    for path in sorted(p for p in generated_dir(project_dir).rglob("*") if p.is_file()):
+        generated.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return hashlib.sha256(f"{state_key(project_dir, PROJECT_PARTS)}\0{generated.hexdigest()}\0{command}".encode()
+                          ).hexdigest()[:24]
 
 
 def _read_json(path: Path) -> dict | None:

@@ -3,7 +3,6 @@
 * base_mutations, base_tables, base_columns: the CQL front door's output for the script, with
   the client clock starting at 2023-11-14 22:13:20 UTC and advancing one second per statement,
   plus two hand-made bad atoms that show the quarantine (an unknown column, a wrong type);
-* the generated models of the example's log tables (models/marts/scylla_cdc_logs/);
 * cdc_generations, cdc_generation_streams: a 3-node ring (16 vnodes each, 2 shards,
   ignore_msb 12) operating since an hour before the script, and a 4th node bootstrapped
   15 seconds into it (a second generation whose ranges refine the first).
@@ -26,7 +25,6 @@ from cdclake.generations import (  # noqa: E402
     sharding_info_by_owner,
 )
 from cdclake.inputs import GENERATION_STREAMS_COLUMNS  # noqa: E402
-from cdclake.log_models import write_log_models  # noqa: E402
 from cdclake.mutations import ATOM_COLUMNS, CELL, Atom  # noqa: E402
 from cdclake.schema_records import BASE_COLUMN_COLUMNS, BASE_TABLE_COLUMNS, BASE_TYPE_COLUMNS  # noqa: E402
 
@@ -77,7 +75,8 @@ def write_csv(seeds: Path, name: str, columns: list[str], rows: list[dict]) -> N
 
 
 def build(root: Path) -> None:
-    """Write the seeds and the log models under ``root`` (the repository, or a test's copy)."""
+    """Write the seeds under ``root`` (the repository, or a test's copy); a build writes the log
+    models from them (cdclake/generated.py)."""
     seeds = root / "seeds"
     seeds.mkdir(parents=True, exist_ok=True)
     atoms, tables, columns, types = example_atoms()
@@ -88,8 +87,6 @@ def build(root: Path) -> None:
     write_csv(seeds, "base_types", BASE_TYPE_COLUMNS, [t.as_row() for t in types])
     write_csv(seeds, "cdc_generations", ["generation_ts_ms"], [{"generation_ts_ms": g} for g in generations])
     write_csv(seeds, "cdc_generation_streams", GENERATION_STREAMS_COLUMNS, streams)
-    log_tables = write_log_models(root, tables, columns=columns, types=types)
-    print(f"wrote log models for {', '.join(log_tables)}")
     print(f"wrote {len(atoms)} atoms, {len(tables)} tables, {len(streams)} streams to {seeds}")
 
 

@@ -141,6 +141,7 @@ def test_models_generated_for_another_schema_are_input_problems(example_build, t
     build after a hand edit of the schema inputs sees them): the input check names each
     difference, and passes on the models cdclake wrote."""
     from cdclake.log_columns import generated_model_meta
+    from cdclake.generated import generated_dir
     from cdclake.log_models import LOG_MODELS_SUBDIR, MODELS_YML, model_sql, write_log_models_for_inputs
     from cdclake.replay import prepare_scratch_project
     from cdclake.schema_records import BaseColumn
@@ -157,7 +158,7 @@ def test_models_generated_for_another_schema_are_input_problems(example_build, t
         return sorted(row.problem for row in spark.sql(compiled.read_text()).collect())
 
     assert problems() == []
-    properties = project / LOG_MODELS_SUBDIR / MODELS_YML
+    properties = generated_dir(project) / LOG_MODELS_SUBDIR / MODELS_YML
     document = yaml.safe_load(properties.read_text())
     [orders] = [m for m in document["models"] if m["name"] == "shop__orders_scylla_cdc_log"]
     audit_columns = [BaseColumn("shop", "audit", "id", "partition_key", 0, "int"),
@@ -170,7 +171,7 @@ def test_models_generated_for_another_schema_are_input_problems(example_build, t
     meta["cdc_user_types"]["address"][2] = ["postcode", "text"]
     document["models"].append({"name": "shop__audit_scylla_cdc_log", "config": {"meta": audit_meta}})
     properties.write_text(yaml.safe_dump(document, sort_keys=False))
-    (project / LOG_MODELS_SUBDIR / "shop__audit_scylla_cdc_log.sql").write_text(model_sql("shop", "audit"))
+    (generated_dir(project) / LOG_MODELS_SUBDIR / "shop__audit_scylla_cdc_log.sql").write_text(model_sql("shop", "audit"))
     remedy = ": run `cdclake build` or `cdclake load schema`, which write the models again"
     assert problems() == [
         'cdc_input.base_columns: shop.orders column "status" is regular text in schema version 0, '

@@ -95,7 +95,7 @@ def imported(shared_replay, spark, test_workspace):
     project = prepare_scratch_project(test_workspace / "imported_log_build")
     log_tables = write_log_models(project, tables, columns=columns, types=types)
     with contextlib.redirect_stdout(sys.stderr):
-        run = dbt.invoke_result(["build", "--full-refresh", "--select", "+path:models/marts/consumer_tables",
+        run = dbt.invoke_result(["build", "--full-refresh", "--select", "+tag:cdc_consumer_table",
                                  "--log-level", "warn"], project_dir=project)
     assert run.success, "the build of the imported logs failed"
     produced = {table: sorted(map(repr, rows)) for table, rows in result.consumer_rows.items()}

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -128,7 +129,8 @@ def test_a_plain_build_writes_the_keyspaces_log_tables(own_keyspace):
     work, project, run = own_keyspace
     build = run("--verbose", "build")
     assert build.returncode == 0, (build.stdout + build.stderr)[-4000:]
-    models = sorted(p.name for p in (project / "models" / "marts" / "scylla_cdc_logs").glob("*.sql"))
+    # written in the warehouse's target folder, not in the project
+    models = sorted(p.name for p in (work / "target" / "generated" / "models" / "marts" / "scylla_cdc_logs").glob("*.sql"))
     assert models == ["metrics__readings_scylla_cdc_log.sql", "metrics__sensors_scylla_cdc_log.sql",
                       "metrics__sensors_twin_scylla_cdc_log.sql"]
     assert "batch 1: 8 writes in = 7 logged + 0 not logged (tables without CDC) + 1 rejected" in build.stdout
@@ -200,6 +202,20 @@ def test_replay_starts_from_the_warehouses_schemas_when_asked(own_keyspace):
     [row] = [json.loads(line) for line in replay.stdout.splitlines()]
     assert (row["table"], row["sensor_id"], row["name"], row["cdc$operation"]) == \
         ("metrics.sensors_scylla_cdc_log", S1, "x", 2)
+
+
+def test_loads_and_builds_leave_the_project_as_it_was(own_keyspace):
+    """What the commands wrote (the log and consumer table models, the UDF macros) is in the
+    target folder: the project's files are the checkout's, none added, changed or removed (as
+    `git status --porcelain` is empty in a checkout)."""
+    _, project, _ = own_keyspace
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(path.relative_to(root)): path.read_bytes() for part in PROJECT_PARTS
+                for path in ([root / part] if (root / part).is_file() else sorted((root / part).rglob("*")))
+                if path.is_file() and "__pycache__" not in path.parts}
+
+    assert files(project) == files(REPO)
 
 
 def test_a_cluster_log_for_a_table_built_from_the_produced_log_asks_for_a_full_refresh(own_keyspace):

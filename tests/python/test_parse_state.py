@@ -20,7 +20,7 @@ def test_a_second_scratch_project_starts_from_the_first_ones_parsed_state(tmp_pa
     second = prepare_scratch_project(tmp_path / "second")
     assert (second / parse_state.STATE_FILE).read_bytes() == state
     assert (second / parse_state.MANIFEST_FILE).read_bytes() == (first / parse_state.MANIFEST_FILE).read_bytes()
-    assert not any(second.glob("models/marts/scylla_cdc_logs/*__*_scylla_cdc_log.sql"))
+    assert not any(second.glob("target/generated/models/marts/scylla_cdc_logs/*__*_scylla_cdc_log.sql"))
 
 
 def test_the_key_follows_the_files_and_the_environment_not_the_folder(tmp_path, monkeypatch):

@@ -1,2 +1,0 @@
-{{ config(alias='orders_changes', schema='shop') }}
-{{ scylla_cdc_changes_table('shop', 'orders') }}

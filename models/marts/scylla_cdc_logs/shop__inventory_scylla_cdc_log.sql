@@ -1,2 +1,0 @@
-{{ config(alias='inventory_scylla_cdc_log', schema='shop') }}
-{{ scylla_cdc_log_table('shop', 'inventory') }}

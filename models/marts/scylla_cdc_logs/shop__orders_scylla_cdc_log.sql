@@ -1,2 +1,0 @@
-{{ config(alias='orders_scylla_cdc_log', schema='shop') }}
-{{ scylla_cdc_log_table('shop', 'orders') }}
