@@ -1,5 +1,5 @@
 """Oracle of ``cdc::metadata::get_stream`` (``cdc/metadata.cc``): is a CDC write with timestamp ``ts``
-accepted at server time ``now``, and which generation serves it (``scylla-math.md`` §6).
+accepted at server time ``now``, and which generation serves it (``docs/scylla/math.md`` §6).
 
 Two rules:
 

@@ -1,5 +1,5 @@
 """A cluster's CDC generations from a small YAML description of when its nodes joined
-(``scylla-math.md`` §4).
+(``docs/scylla/math.md`` §4).
 
 Format::
 

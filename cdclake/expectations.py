@@ -1,6 +1,6 @@
 """The `cdclake check` suite: one Spark SQL dataset per concern, and its GX expectations.
 
-Each dataset reads the tables a build wrote (scylla-log.md §2.3, §4, §6; scylla-math.md §3)
+Each dataset reads the tables a build wrote (docs/scylla/log.md §2.3, §4, §6; docs/scylla/math.md §3)
 and has the columns its expectations need plus the columns that identify a row in a report.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ UUID_EPOCH_TICKS = 0x01B21DD213814000
 GROUP_ID = ["stream_id_hex", "cdc_time"]
 LOG_ROW_ID = GROUP_ID + ["batch_seq_no"]
 
-# operation per log row kind (scylla-log.md §2.3, §5)
+# operation per log row kind (docs/scylla/log.md §2.3, §5)
 KIND_OPERATIONS = [
     "pre_image:0", "post_image:9",
     "static_update:1", "update:1", "insert:2",
@@ -121,7 +121,7 @@ with log_groups as (
     from cdc_lake.cdc_log
 ),
 operating as (
-    -- the generation operating at the group's timestamp (scylla-math.md §5, §6)
+    -- the generation operating at the group's timestamp (docs/scylla/math.md §5, §6)
     select log_groups.stream_id, log_groups.cdc_time, max(generations.generation_ts_ms) as generation_ts_ms
     from log_groups
     left join cdc_staging.stg_cdc_input__generations as generations
@@ -132,7 +132,7 @@ select
     lower(hex(operating.stream_id)) as stream_id_hex,
     operating.cdc_time,
     length(operating.stream_id) as stream_id_bytes,
-    -- low word: bits 0-3 version, 4-25 vnode index (scylla-math.md §3)
+    -- low word: bits 0-3 version, 4-25 vnode index (docs/scylla/math.md §3)
     cast(conv(substr(hex(operating.stream_id), 32, 1), 16, 10) as int) as stream_id_version,
     cast(shiftright(cast(conv(substr(hex(operating.stream_id), 25, 8), 16, 10) as bigint), 4) & 4194303 as int)
         as stream_id_vnode_index,
@@ -168,7 +168,7 @@ timed as (
         {timeuuid_ticks('log_groups.cdc_time')} div 10 as time_us,
         {timeuuid_ticks('log_groups.cdc_time')} % 10 as sub_microsecond_ticks,
         sources.write_id,
-        -- the write timestamp; a group of collection tombstones only lands at T+1 (scylla-log.md §6.1)
+        -- the write timestamp; a group of collection tombstones only lands at T+1 (docs/scylla/log.md §6.1)
         coalesce(group_atoms.write_timestamp, group_atoms.tombstone_timestamp + 1) as expected_time_us,
         group_atoms.write_timestamp is null and group_atoms.tombstone_timestamp is not null as tombstones_only
     from log_groups

@@ -1,5 +1,5 @@
 """Import the CDC generations of a real cluster from CSV files written by cqlsh ``COPY ... TO``
-(``scylla-math.md`` §7.1, §7.2, §4 "Storage order", §9.5).
+(``docs/scylla/math.md`` §7.1, §7.2, §4 "Storage order", §9.5).
 
 Tables and the column order cqlsh uses without a column list (partition key, clustering
 columns, then the other columns alphabetically, as the driver's table metadata lists them)::

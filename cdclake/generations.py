@@ -1,4 +1,4 @@
-"""CDC generations for vnode keyspaces (``scylla-math.md`` §4 and §5).
+"""CDC generations for vnode keyspaces (``docs/scylla/math.md`` §4 and §5).
 
 ``make_generation`` reproduces ``make_new_generation_description`` (``cdc/generation.cc``): one
 entry per vnode ``(previous token, token]`` of the sorted ring (entry 0 is the wrap-around

@@ -100,7 +100,7 @@ def _log_table_name(table_name: str) -> str:
 def _log_table_ddl(keyspace: str, table_name: str, log_columns: list[LogColumn], types: list) -> str:
     """The log table as a CQL table of its own, with the keyspace's user types (and not the base
     table: the front door's catalog keeps log table names for ScyllaDB's own). Its key is that of
-    ScyllaDB's log tables (scylla-log.md §2)."""
+    ScyllaDB's log tables (docs/scylla/log.md §2)."""
     keyspace_types = [f for f in types if f.keyspace_name == keyspace]
     definitions = ", ".join(f"{maybe_quote(c.name)} {c.cql_type}" for c in log_columns)
     key = '(("cdc$stream_id"), "cdc$time", "cdc$batch_seq_no")'

@@ -1,7 +1,7 @@
 """The mutation input contract: one record per atom of a base-table mutation.
 
 ScyllaDB's CDC never sees CQL statements, only the mutation each write produces
-(``scylla-log.md`` §3): per base partition a set of *atoms* -- row markers, live and
+(``docs/scylla/log.md`` §3): per base partition a set of *atoms* -- row markers, live and
 dead cells, row, range and partition tombstones -- each with its own write
 timestamp and TTL. This module defines that record and its table schema; the CQL
 front door produces it and the dbt source ``cdc_input.base_mutations`` holds it.
@@ -9,14 +9,14 @@ front door produces it and the dbt source ``cdc_input.base_mutations`` holds it.
 Values are JSON text in the encoding of ``cases_docs.json`` ``conventions.value_encoding``
 (numbers, strings, booleans; blobs as ``"0x..."`` strings).
 
-Non-frozen collections and user types are multi-cell (scylla-log.md §3): a ``cell`` with an
+Non-frozen collections and user types are multi-cell (docs/scylla/log.md §3): a ``cell`` with an
 ``element_key`` is one element (map key, set element, list timeuuid key, UDT field index) --
 live with its value (a set element has no value), or dead -- and a ``collection_tombstone``
 deletes the whole column's older cells (its timestamp is T-1 for an overwrite, T for a DELETE).
 
 A write has an ``origin``: a client's (null), or ``ttl_expiry``, the row or partition tombstone
 with which ScyllaDB's expiration service deletes a row whose per-row TTL column has passed
-(CDC logs those deletes with operations -3 / -4, scylla-log.md §2.3).
+(CDC logs those deletes with operations -3 / -4, docs/scylla/log.md §2.3).
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 from python_udfs.cql_types import UDT, UdtRegistry, parse_cql_type, udt_fields
 
 # The hidden value column of a dense COMPACT STORAGE table with only key columns has this type;
-# the log has no column for it (scylla-log.md §2.2), though its cell's TTL is cdc$ttl.
+# the log has no column for it (docs/scylla/log.md §2.2), though its cell's TTL is cdc$ttl.
 NOT_LOGGED_TYPE = "empty"
 LOG_METADATA_TYPES = {
     "cdc$stream_id": "blob",
@@ -24,7 +24,7 @@ LOG_METADATA_TYPES = {
 
 
 def log_column_types(base_columns: Iterable[Mapping], udts: UdtRegistry | None = None) -> dict[str, str]:
-    """Log column name -> CQL type of the log column (scylla-log.md §2.2)."""
+    """Log column name -> CQL type of the log column (docs/scylla/log.md §2.2)."""
     types = dict(LOG_METADATA_TYPES)
     for c in base_columns:
         name, parsed = c["column_name"], parse_cql_type(c["cql_type"])

@@ -2,7 +2,7 @@
 and ``cdc_input.base_types``.
 
 They mirror ScyllaDB's ``system_schema.tables``/``columns``/``types`` plus the table's
-normalised ``cdc`` options (``scylla-log.md`` §1). The CQL front door produces them from DDL.
+normalised ``cdc`` options (``docs/scylla/log.md`` §1). The CQL front door produces them from DDL.
 """
 from __future__ import annotations
 

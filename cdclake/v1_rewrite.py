@@ -1,6 +1,6 @@
 """Which V1 generations an upgrading node copies into ``cdc_streams_descriptions_v2``
 (``maybe_rewrite_streams_descriptions`` / ``rewrite_streams_descriptions`` in ``cdc/generation.cc``,
-``scylla-math.md`` §7.3).
+``docs/scylla/math.md`` §7.3).
 
 A V1 generation is "too old" when no CDC log table can still hold rows written while it was the
 newest one: for every table, ``bound = (ttl == 0 ? creation : max(creation, now - ttl)) - 10 s``

@@ -2,7 +2,7 @@
 
 * ``cdc_element_types(cql_type)`` -> struct<key_type, value_type> for a non-frozen collection:
   map<K, V> -> (K, V); set<E> -> (E, null); list<V> -> ('timeuuid', V) (list cells are keyed by
-  timeuuids, scylla-log.md §8); anything else (or a type that cannot be read) -> null.
+  timeuuids, docs/scylla/log.md §8); anything else (or a type that cannot be read) -> null.
 * ``cdc_value_sort_key(json, cql_type)`` -> binary that sorts as CQL orders the values (map keys,
   set elements, list keys), so log values list their elements in ScyllaDB's order; null for a
   value that cannot be read as its type (the validation model reports it).

@@ -1,4 +1,4 @@
-"""Python values -> CQL native-protocol value bytes (``scylla-math.md`` §1.1).
+"""Python values -> CQL native-protocol value bytes (``docs/scylla/math.md`` §1.1).
 
 Input values are the canonical Python forms produced by ``cql_values.decode_json_value``:
 

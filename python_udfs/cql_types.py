@@ -1,4 +1,4 @@
-"""CQL type text -> a small immutable type tree (``scylla-math.md`` §1.1 lists the types).
+"""CQL type text -> a small immutable type tree (``docs/scylla/math.md`` §1.1 lists the types).
 
 ``parse_cql_type("frozen<map<int, text>>")`` gives
 ``CqlType("map", (CqlType("int"), CqlType("text")), frozen=True)``. Native type names are

@@ -1,4 +1,4 @@
-"""Our JSON value encoding -> canonical Python values -> CQL bytes (``scylla-math.md`` §1.1).
+"""Our JSON value encoding -> canonical Python values -> CQL bytes (``docs/scylla/math.md`` §1.1).
 
 The JSON value encoding is the project's public input contract:
 

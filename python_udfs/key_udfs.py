@@ -1,4 +1,4 @@
-"""Batch functions over JSON key values: the partition key's token (scylla-math.md §1.1-1.4) and
+"""Batch functions over JSON key values: the partition key's token (docs/scylla/math.md §1.1-1.4) and
 the clustering key's sort key (clustering.py), each bound to a registry of user types.
 
 A key that cannot be read gives a null sort key, or a token with its ``error``: never an

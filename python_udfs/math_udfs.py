@@ -1,5 +1,5 @@
-"""Batch functions of the token, shard, stream-id and timeuuid math (scylla-math.md §1-§3,
-scylla-log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
+"""Batch functions of the token, shard, stream-id and timeuuid math (docs/scylla/math.md §1-§3,
+docs/scylla/log.md §6.1), registered as SQL functions by ``spark_udfs.register_udfs``.
 
 Null inputs, and inputs outside a function's domain (a shard count below 1, a stream id that is
 not 16 bytes, a timestamp a timeuuid cannot hold, ...), give a null result: one row never fails

@@ -1,4 +1,4 @@
-"""Cassandra/ScyllaDB MurmurHash3_x64_128 and the Murmur3Partitioner token (``scylla-math.md`` §1.3-1.4).
+"""Cassandra/ScyllaDB MurmurHash3_x64_128 and the Murmur3Partitioner token (``docs/scylla/math.md`` §1.3-1.4).
 
 Differs from stock MurmurHash3 in one place: tail bytes are sign-extended (read as ``int8_t``)
 before they are XORed in, so a tail byte >= 0x80 sets every bit above its slot. The token is

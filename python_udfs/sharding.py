@@ -1,4 +1,4 @@
-"""Token -> shard, shard boundaries and "first token of a shard in a range" (``scylla-math.md`` §2).
+"""Token -> shard, shard boundaries and "first token of a shard in a range" (``docs/scylla/math.md`` §2).
 
 ScyllaDB's static sharder ("biased-token-round-robin", ``dht/token.cc``): drop the ``ignore_msb``
 most significant bits of the unbiased token and take ``floor(u' * shard_count / 2^64)``.

@@ -1,6 +1,7 @@
 """The SQL functions over the integer-exact math and the key values, and their registration.
 ``register_udfs(spark)`` makes them available in the session as Arrow pandas UDFs of the batch
-functions in math_udfs.py and key_udfs.py:
+functions in math_udfs.py and key_udfs.py (spec: the sections of docs/scylla/math.md, and of
+docs/scylla/log.md where it says "log"):
 
 =========================================================================  ==============================
 SQL signature                                                              spec
@@ -14,7 +15,7 @@ types array<string>) -> struct<token: bigint, error: string>``
 (id binary) -> int``, ``cdc_stream_id_version(id binary) -> int``
 ``cdc_find_first_token_for_shard(range_start bigint, range_end bigint,     §2.3
 shard_count int, ignore_msb int, shard int) -> bigint``
-``cdc_timeuuid(ts_us bigint, random64 bigint) -> string``,                 scylla-log §6.1
+``cdc_timeuuid(ts_us bigint, random64 bigint) -> string``,                 log §6.1
 ``cdc_timeuuid_micros(u string) -> bigint``, also named ``cdc_time_us``
 (``order by cdc_time_us(`cdc$time`)`` orders log rows by time)
 ``cdc_clustering_sort_key(ck string, names array<string>, types            clustering.py

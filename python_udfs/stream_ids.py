@@ -1,4 +1,4 @@
-"""CDC stream IDs (``scylla-math.md`` §3) and the CDCPartitioner token (§1.5).
+"""CDC stream IDs (``docs/scylla/math.md`` §3) and the CDCPartitioner token (§1.5).
 
 A stream ID is 16 bytes: the big-endian signed token, then a big-endian 64-bit word
 ``version (bits 0-3) = 1 | vnode index (bits 4-25) | random (bits 26-63)``.

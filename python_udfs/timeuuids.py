@@ -1,4 +1,4 @@
-"""``cdc$time`` timeuuids (``scylla-log.md`` §6.1).
+"""``cdc$time`` timeuuids (``docs/scylla/log.md`` §6.1).
 
 ``t60 = ts_us * 10 + 0x01B21DD213814000`` (100-ns ticks since 1582-10-15), laid out as a
 version-1 UUID; the low 64 bits are random with the RFC-4122 variant bits ``10``.

@@ -1,4 +1,4 @@
-"""Partition key (JSON) -> routing key -> Murmur3 token (``scylla-math.md`` §1.1, §1.2, §1.4)."""
+"""Partition key (JSON) -> routing key -> Murmur3 token (``docs/scylla/math.md`` §1.1, §1.2, §1.4)."""
 from __future__ import annotations
 
 from functools import lru_cache

@@ -2,7 +2,7 @@
 
 ``run_script(text, now_us=...)`` parses a script (``parser``), applies its DDL to a catalog
 (``catalog``) and turns each INSERT/UPDATE/DELETE/BATCH into the atoms ScyllaDB's CQL layer
-would put into the base mutation (``mutations``, scylla-log.md §3), ready for the
+would put into the base mutation (``mutations``, docs/scylla/log.md §3), ready for the
 ``cdc_input.base_mutations`` / ``base_tables`` / ``base_columns`` tables.
 """
 from cdclake.cql.errors import (

@@ -8,7 +8,7 @@ The tables themselves, their columns and what CREATE and ALTER TABLE do to them:
 
 CDC log tables are not modelled as tables: the catalog only remembers which ``<t>_scylla_cdc_log``
 names are taken by a log (attached while CDC is on, detached but kept after it is turned off,
-scylla-log.md §1), to refuse name clashes as ScyllaDB does.
+docs/scylla/log.md §1), to refuse name clashes as ScyllaDB does.
 """
 from __future__ import annotations
 
@@ -190,7 +190,7 @@ class Catalog:
             keyspace.cdc_log_names.add(name + CDC_LOG_SUFFIX)
 
     def _check_cdc_can_be_enabled(self, keyspace: Keyspace, table: Table) -> None:
-        """ScyllaDB's checks when CDC gets enabled (scylla-log.md §1)."""
+        """ScyllaDB's checks when CDC gets enabled (docs/scylla/log.md §1)."""
         if table.is_counter:
             raise CqlRequestError(f"Cannot create CDC log for table {table.qualified_name}. "
                                   "Counter support not implemented")

@@ -1,4 +1,4 @@
-"""The table property ``cdc = {...}``: parsing, validation, normalisation (scylla-log.md §1).
+"""The table property ``cdc = {...}``: parsing, validation, normalisation (docs/scylla/log.md §1).
 
 Mirrors ScyllaDB's ``cdc::options`` constructor (``cdc/log.cc``):
 

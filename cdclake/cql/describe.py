@@ -5,7 +5,7 @@ STORAGE, ``default_time_to_live`` and the ``cdc`` options (``cdc::options::to_ma
 also prints its other table properties (compaction, caching, ...), which the front door does
 not model; they are left out.
 
-A CDC log table is described with its columns as ScyllaDB derives them (scylla-log.md §2.2):
+A CDC log table is described with its columns as ScyllaDB derives them (docs/scylla/log.md §2.2):
 ``cdc$stream_id``, ``cdc$time``, ``cdc$batch_seq_no``, then every other column by name.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Timeuuid keys of non-frozen list elements, as ScyllaDB's CQL layer generates them
-(scylla-log.md §8; ``cql3/lists.cc`` ``do_append``/``prepender::execute``,
+(docs/scylla/log.md §8; ``cql3/lists.cc`` ``do_append``/``prepender::execute``,
 ``utils/UUID_gen.hh`` ``get_time_UUID_bytes_from_micros_and_submicros``).
 
 A key is a version-1 timeuuid built from a microsecond time and a *sub-microsecond* sequence

@@ -1,5 +1,5 @@
 """Lightweight transactions: ``INSERT ... IF NOT EXISTS``, ``UPDATE``/``DELETE ... IF EXISTS`` or
-``IF <conditions>``, and BATCHes that hold them, as ScyllaDB runs them for CQL (docs/scylla-corners.md,
+``IF <conditions>``, and BATCHes that hold them, as ScyllaDB runs them for CQL (docs/scylla/corners.md,
 "Lightweight transactions"; ``service/storage_proxy.cc`` cas, ``cql3/statements/cas_request.cc``,
 ``modification_statement.cc``, ``batch_statement.cc``, ``cql3/expr/expression.cc``).
 

@@ -1,7 +1,7 @@
 """Accumulates the base mutations of one client request and emits them as ``Atom`` records.
 
 One request (a statement, or a BATCH) becomes one mutation per touched partition
-(scylla-log.md §3). When several statements of a batch write the same row marker or cell,
+(docs/scylla/log.md §3). When several statements of a batch write the same row marker or cell,
 the mutation keeps one winner, reconciled as ScyllaDB's ``compare_atomic_cell_for_merge`` and
 ``compare_row_marker_for_merge`` do: the higher timestamp; on a tie a dead cell beats a live
 one, then an expiring one, then the longer TTL, then the greater serialized value. A row keeps the

@@ -1,5 +1,5 @@
 """INSERT / UPDATE / DELETE -> base-mutation atoms, as ScyllaDB's CQL layer builds them
-(scylla-log.md §3; ``cql3/statements/update_statement.cc``, ``delete_statement.cc``).
+(docs/scylla/log.md §3; ``cql3/statements/update_statement.cc``, ``delete_statement.cc``).
 
 For atomic columns (native types, frozen collections/UDTs, tuples), static ones included:
 

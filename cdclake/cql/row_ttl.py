@@ -1,4 +1,4 @@
-"""ScyllaDB's expiration service for per-row TTL (``alternator/ttl.cc``; docs/scylla-corners.md,
+"""ScyllaDB's expiration service for per-row TTL (``alternator/ttl.cc``; docs/scylla/corners.md,
 "Per-row TTL").
 
 A table may name a TTL column (``c timestamp|bigint|int TTL``, ``ALTER TABLE t TTL c``): a row

@@ -6,7 +6,7 @@ Column order: partition-key and clustering columns keep their PRIMARY KEY order;
 regular columns are ordered by name, comparing UTF-8 bytes. That is ScyllaDB's column id order
 (``schema::rebuild`` insists "Regular columns should be sorted by name", using the UTF-8
 comparator of ``regular_column_name_type``), the order the CDC log derives its columns in
-(scylla-log.md §2.2), and the ``position`` given to ``BaseColumn`` rows.
+(docs/scylla/log.md §2.2), and the ``position`` given to ``BaseColumn`` rows.
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class Table:
     default_time_to_live: int = 0
     compact_storage: bool = False
     properties: dict = field(default_factory=dict, compare=False)
-    ttl_column: Optional[str] = None    # per-row TTL: rows expire at this column's time (docs/scylla-corners.md)
+    ttl_column: Optional[str] = None    # per-row TTL: rows expire at this column's time (docs/scylla/corners.md)
 
     @property
     def qualified_name(self) -> str:

@@ -1,11 +1,11 @@
 {% macro scylla_format_timestamp(micros) -%}
-    {#- format_timestamp() of cdc/metadata.cc: UTC `YYYY/MM/DD HH:MM:SS` (scylla-math.md §6.3) -#}
+    {#- format_timestamp() of cdc/metadata.cc: UTC `YYYY/MM/DD HH:MM:SS` (docs/scylla/math.md §6.3) -#}
     date_format(timestamp_micros({{ micros }}), 'yyyy/MM/dd HH:mm:ss')
 {%- endmacro %}
 
 
 {% macro cdc_admission_error_text(verdict, ts, now, gen) -%}
-    {#- The exact error text ScyllaDB returns for a rejected write (scylla-math.md §6.3). -#}
+    {#- The exact error text ScyllaDB returns for a rejected write (docs/scylla/math.md §6.3). -#}
     case {{ verdict }}
         when 'future' then concat(
             'cdc: attempted to get a stream "from the future" (', {{ scylla_format_timestamp(ts) }},
@@ -51,7 +51,7 @@
 
 {% macro cdc_admission_verdict(change_ts, now_us, generations) -%}
     {#- ScyllaDB's admission verdict for a change timestamp `change_ts` written at the coordinator's
-        clock `now_us` (cdc::metadata::get_stream, scylla-math.md §6.1; §6.2 with var
+        clock `now_us` (cdc::metadata::get_stream, docs/scylla/math.md §6.1; §6.2 with var
         cdc_admission_rule = 'pre_2024'): ok, future, past, not_found, unretrieved (current rule),
         or future, not_found_old, earlier, unretrieved (pre-2024). `generations`: an alias of a
         row with `generation_timestamps` (sorted µs) and `unretrieved_timestamps` (those without

@@ -17,7 +17,7 @@
 
 
 {% macro cdc_timeuuid_micros(timeuuid) -%}
-    {#- The microsecond timestamp a version-1 timeuuid carries (scylla-log.md §6.1). -#}
+    {#- The microsecond timestamp a version-1 timeuuid carries (docs/scylla/log.md §6.1). -#}
     (cast(conv(concat(
         substr({{ timeuuid }}, 16, 3), substr({{ timeuuid }}, 10, 4), substr({{ timeuuid }}, 1, 8)
     ), 16, 10) as bigint) - 122192928000000000) div 10

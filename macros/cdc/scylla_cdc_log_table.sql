@@ -1,5 +1,5 @@
 {% macro scylla_cdc_log_columns(keyspace_name, table_name) -%}
-    {#- The base table's columns in log-table order (scylla-log.md §2.2): partition key,
+    {#- The base table's columns in log-table order (docs/scylla/log.md §2.2): partition key,
         clustering key, then static and regular columns; not the hidden `empty` column of a
         dense COMPACT STORAGE table, which the log leaves out. As the generated model declares
         them (`cdc_generated_model_meta`); none while dbt parses. -#}

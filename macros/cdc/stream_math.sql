@@ -4,7 +4,7 @@
     checks both on random and edge inputs. Exact on every engine: no float, no overflow. -#}
 
 {% macro cdc_shard_of(token, shard_count, ignore_msb) -%}
-    {#- The shard of `token` on a node of `shard_count` shards with `ignore_msb` (scylla-math.md §2.1):
+    {#- The shard of `token` on a node of `shard_count` shards with `ignore_msb` (docs/scylla/math.md §2.1):
         floor(((token + 2^63) << ignore_msb mod 2^64) * shard_count / 2^64); null outside
         1 <= shard_count < 2^31 (a shard is an int), 0 <= ignore_msb < 64. -#}
     case
@@ -20,7 +20,7 @@
 
 {% macro cdc_timeuuid(ts_us, random64) -%}
     {#- A version-1 timeuuid of `ts_us` (µs since the epoch) whose clock-sequence and node bits are
-        the low 62 bits of `random64` with the RFC 4122 variant (scylla-log.md §6.1): its 60-bit
+        the low 62 bits of `random64` with the RFC 4122 variant (docs/scylla/log.md §6.1): its 60-bit
         time is ts_us * 10 + 0x01B21DD213814000 (100-ns ticks since 1582-10-15); null for a time
         a timeuuid cannot hold. -#}
     case

@@ -125,7 +125,7 @@ def check_expected_errors(case, plan, result):
 
 
 def check_log_schema(case, plan, result):
-    """The log's columns in order with their CQL types (scylla-log.md §2.2), or a subset of them."""
+    """The log's columns in order with their CQL types (docs/scylla/log.md §2.2), or a subset of them."""
     expected = case["expect_log_schema"]
     table = _rename_keyspace(expected["table"], plan.keyspace)
     columns, types = result.log_columns[table], result.log_column_types[table]

@@ -1,4 +1,4 @@
-"""Cluster history YAML -> every CDC generation (cdclake/cluster_history.py, scylla-math.md §4)."""
+"""Cluster history YAML -> every CDC generation (cdclake/cluster_history.py, docs/scylla/math.md §4)."""
 from __future__ import annotations
 
 import random

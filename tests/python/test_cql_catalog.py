@@ -1,4 +1,4 @@
-"""DDL -> catalog, CDC options (scylla-log.md §1) and BaseTable/BaseColumn records (cdclake/cql/catalog.py,
+"""DDL -> catalog, CDC options (docs/scylla/log.md §1) and BaseTable/BaseColumn records (cdclake/cql/catalog.py,
 table_schema.py)."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Writes to non-frozen collections and UDTs -> collection tombstones and element cells
-(scylla-log.md §3, §8; cdclake/cql/mutations.py, list_keys.py, mutation_builder.py)."""
+(docs/scylla/log.md §3, §8; cdclake/cql/mutations.py, list_keys.py, mutation_builder.py)."""
 from __future__ import annotations
 
 import json

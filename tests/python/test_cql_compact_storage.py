@@ -1,4 +1,4 @@
-"""COMPACT STORAGE tables in the CQL front door (docs/scylla-corners.md, "COMPACT STORAGE"):
+"""COMPACT STORAGE tables in the CQL front door (docs/scylla/corners.md, "COMPACT STORAGE"):
 refused unless ScyllaDB's enable_create_table_with_compact_storage is on; no row marker; a dense
 table with only key columns gets a hidden EMPTY-typed value column whose cell each INSERT writes."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Lightweight transactions in the CQL front door (cdclake/cql/lwt.py): the condition is checked
 against the state before the request, a failed one writes nothing, an applied one writes what
 the plain statement writes at the paxos ballot's timestamp, and the client gets [applied] with
-the old values (docs/scylla-corners.md, "Lightweight transactions")."""
+the old values (docs/scylla/corners.md, "Lightweight transactions")."""
 from __future__ import annotations
 
 import pytest
@@ -101,7 +101,7 @@ def test_the_result_lists_the_condition_columns_in_schema_order():
 
 
 def test_static_rows_and_the_static_fallback():
-    """docs/scylla-corners.md S4: a static-only INSERT IF NOT EXISTS checks the static row; a
+    """docs/scylla/corners.md S4: a static-only INSERT IF NOT EXISTS checks the static row; a
     condition on a missing clustering row sees the partition's static values."""
     result = run("""
         CREATE TABLE ks.t (p int, c int, s int STATIC, v int, PRIMARY KEY (p, c));

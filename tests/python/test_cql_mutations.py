@@ -1,4 +1,4 @@
-"""DML -> base-mutation atoms (scylla-log.md §3; cdclake/cql/mutations.py, restrictions.py, mutation_builder.py)."""
+"""DML -> base-mutation atoms (docs/scylla/log.md §3; cdclake/cql/mutations.py, restrictions.py, mutation_builder.py)."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,5 @@
 """Import of generations from cqlsh ``COPY ... TO`` CSV files (cdclake/generation_import.py,
-scylla-math.md §4 "Storage order", §7.1-§7.2, §9.5).
+docs/scylla/math.md §4 "Storage order", §7.1-§7.2, §9.5).
 
 The CSV files are made the way cqlsh writes them: the set<blob> goes through the real driver's
 ``SetType(BytesType)`` (a SortedSet, unsigned-bytes order), timestamps through the driver's

@@ -1,4 +1,4 @@
-"""CDC generations (scylla-math.md §4) and stream lookup (§5): the shared vectors
+"""CDC generations (docs/scylla/math.md §4) and stream lookup (§5): the shared vectors
 ``make_new_generation_description`` and ``topology_description_get_stream``, plus invariants."""
 from __future__ import annotations
 

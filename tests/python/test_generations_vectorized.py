@@ -1,4 +1,4 @@
-"""The vectorized generation builder against its scalar oracles (scylla-math.md §2.3, §3, §4):
+"""The vectorized generation builder against its scalar oracles (docs/scylla/math.md §2.3, §3, §4):
 ``find_first_tokens_for_shards`` vs ``find_first_token_for_shard``, ``make_generation`` vs
 ``make_generation_scalar``, batched vs per-stream random bits, and the column-oriented stream rows."""
 from __future__ import annotations

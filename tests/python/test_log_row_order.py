@@ -1,4 +1,4 @@
-"""Row order inside a group, split and unsplit (scylla-log.md §4.2-4.4, cdc/split.cc).
+"""Row order inside a group, split and unsplit (docs/scylla/log.md §4.2-4.4, cdc/split.cc).
 
 Each scenario is one BATCH at one timestamp on one partition; the expected rows are
 (operation, clustering key, cdc$ttl) in cdc$batch_seq_no order, derived from ScyllaDB's

@@ -1,5 +1,5 @@
 """The remaining vectors of ../shared/acceptance/vectors_math.json: ``token_midpoint``,
-``limit_number_of_streams_if_needed``, ``new_generation_timestamp`` (scylla-math.md §4),
+``limit_number_of_streams_if_needed``, ``new_generation_timestamp`` (docs/scylla/math.md §4),
 ``cdc_metadata_get_stream`` (§6) and ``v1_rewrite_selection`` (§7.3), one test case per vector id.
 ``test_every_oracle_vector_is_covered`` fails if a vector of these functions has no test."""
 from __future__ import annotations

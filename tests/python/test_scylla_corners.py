@@ -1,5 +1,5 @@
 """ScyllaDB's last corners through the whole pipeline, each logged as ScyllaDB logs it
-(docs/scylla-corners.md): lightweight transactions, one mutation touching a row more than once
+(docs/scylla/corners.md): lightweight transactions, one mutation touching a row more than once
 at one timestamp, COMPACT STORAGE tables, and the per-row TTL column with its expiry. The
 scenarios run in conftest's shared replay, in keyspace `corners`; each table's expected log
 rows come from ScyllaDB's source and tests (the scenario names cite them)."""

@@ -1,4 +1,4 @@
-"""CQL type parsing, the JSON value encoding and CQL serialization (scylla-math.md §1.1, §1.2)."""
+"""CQL type parsing, the JSON value encoding and CQL serialization (docs/scylla/math.md §1.1, §1.2)."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Every token/shard/stream-id vector of ../shared/acceptance/vectors_math.json (scylla-math.md §1-§3).
+"""Every token/shard/stream-id vector of ../shared/acceptance/vectors_math.json (docs/scylla/math.md §1-§3).
 
 The vectors are read from the shared file when the tests are collected; each one is a test case
 named by its id. ``test_every_vector_is_covered`` fails if a vector of a covered function

@@ -1,4 +1,4 @@
-{#- The pre-image read (scylla-log.md §7.1): for every accepted write to a table with pre- or
+{#- The pre-image read (docs/scylla/log.md §7.1): for every accepted write to a table with pre- or
     post-images, each row the write touches (int_image_rows_read) as the base table holds it
     just before the write: the state carried from earlier builds moved forward by the batch's
     earlier accepted writes (int_image_read_cells). One row per row read (`is_row` true, with

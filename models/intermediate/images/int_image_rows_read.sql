@@ -1,4 +1,4 @@
-{#- The rows each write with images reads (scylla-log.md §7.1): the static row, each clustered
+{#- The rows each write with images reads (docs/scylla/log.md §7.1): the static row, each clustered
     row it writes or deletes, the single row of a table without clustering key on a partition
     delete. -#}
 select

@@ -1,4 +1,4 @@
-{#- Pre-image (op 0) and post-image (op 9) rows and their cells (scylla-log.md §7). Of the image
+{#- Pre-image (op 0) and post-image (op 9) rows and their cells (docs/scylla/log.md §7). Of the image
     points (int_image_points), those whose row exists are emitted: a clustered row when its last
     event (int_image_point_events) is not an erase, a static row when it has a value or an
     earlier group of the write touched it; every post-image of a static row. A group's

@@ -1,8 +1,8 @@
-{#- Every cell of the batch's log rows (scylla-log.md §4-§7): the key cells of every row (the
+{#- Every cell of the batch's log rows (docs/scylla/log.md §4-§7): the key cells of every row (the
     partition key's and the clustering prefix's columns), the delta rows' value cells (a value,
     cdc$deleted_<c>, a collection's elements in CQL order, a user type's fields) and the image
     rows' cells (int_log_images). A change group's rows are its pre-images, its deltas, then its
-    post-images (scylla-log.md §4.3, §6.2): every cell carries its row's phase and place in it,
+    post-images (docs/scylla/log.md §4.3, §6.2): every cell carries its row's phase and place in it,
     and windows over the group number the rows (`batch_seq_no`), mark the last one and give every
     row the group's stream and cdc$time. -#}
 with
@@ -185,7 +185,7 @@ delta_cells as (
 
     -- a non-frozen user type's value: every field, the written ones set, the others null
     -- ({"udt": {"f": v, ...}}). ScyllaDB writes it whenever the column is in the change, even
-    -- when no field got a value (scylla-log.md §5 quirk).
+    -- when no field got a value (docs/scylla/log.md §5 quirk).
     select
         write_id,
         keyspace_name,

@@ -1,6 +1,6 @@
 {#- Base-table columns with what their CDC log needs to know: whether the column is multi-cell
     (a non-frozen collection or user type, logged element by element), the CQL types of its
-    element keys and values (scylla-log.md §2.2: a list is keyed by timeuuids, a user type by
+    element keys and values (docs/scylla/log.md §2.2: a list is keyed by timeuuids, a user type by
     field indices), and the user types of its keyspace for the value checks. -#}
 {{ config(materialized='table') }}
 with
@@ -60,7 +60,7 @@ select
     typed.schema_version,
     typed.is_latest_version,
     -- the hidden value column of a dense COMPACT STORAGE table with only key columns: the log
-    -- has no column for it, though its cell's TTL is the change's cdc$ttl (scylla-log.md §2.2)
+    -- has no column for it, though its cell's TTL is the change's cdc$ttl (docs/scylla/log.md §2.2)
     typed.cql_type != 'empty' as is_logged,
     element_types.key_type is not null or typed.udt_field_names is not null as is_multi_cell,
     typed.udt_field_names is not null as is_multi_cell_user_type,

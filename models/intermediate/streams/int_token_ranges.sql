@@ -1,5 +1,5 @@
 {#- One row per generation entry (vnode): its token range `(range_start, range_end]`, wrapping
-    for the first entry, and its streams in shard order (scylla-math.md §4, §5). -#}
+    for the first entry, and its streams in shard order (docs/scylla/math.md §4, §5). -#}
 {{ config(materialized='table') }}
 with
 

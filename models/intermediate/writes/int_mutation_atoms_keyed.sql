@@ -1,5 +1,5 @@
 {#- Every atom of the batch; those of valid writes keyed as ScyllaDB's CDC splits a mutation
-    (scylla-log.md §4.1-4.2, cdc/split.cc): each atom's change timestamp and TTL, the piece of
+    (docs/scylla/log.md §4.1-4.2, cdc/split.cc): each atom's change timestamp and TTL, the piece of
     the mutation it belongs to (a range tombstone is two pieces, its start and end bound), its
     clustering position, and whether its mutation is split. Only the keys of valid writes count
     (a write with a problem is rejected whole, and its pieces get no clustering position). Valid

@@ -1,5 +1,5 @@
 {#- The V1 internal table system_distributed.cdc_generation_descriptions (gossip mode before
-    CDC_GENERATIONS_V2, scylla-math.md §7.2): the whole generation in one cell, a list of
+    CDC_GENERATIONS_V2, docs/scylla/math.md §7.2): the whole generation in one cell, a list of
     (token_range_end, streams in shard order, ignore_msb). -#}
 with
 

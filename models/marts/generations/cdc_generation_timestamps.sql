@@ -1,4 +1,4 @@
-{#- system_distributed.cdc_generation_timestamps (scylla-math.md §7.1): one row per generation
+{#- system_distributed.cdc_generation_timestamps (docs/scylla/math.md §7.1): one row per generation
     in the single partition 'timestamps'; ScyllaDB clusters it by time DESC. -#}
 with
 

@@ -1,4 +1,4 @@
-{#- system_distributed.cdc_streams_descriptions_v2 (scylla-math.md §7.1): one row per
+{#- system_distributed.cdc_streams_descriptions_v2 (docs/scylla/math.md §7.1): one row per
     generation entry, `(time, range_end)`, with the entry's streams. The streams are kept in
     ScyllaDB's storage order, index = shard (drivers hand them back sorted). -#}
 with

@@ -1,5 +1,5 @@
 {#- Which V1 generations the V1-to-V2 description rewrite copies (maybe_rewrite_streams_descriptions,
-    scylla-math.md §7.3 step 4). Per CDC log table, bound = (ttl = 0 ? creation : max(creation,
+    docs/scylla/math.md §7.3 step 4). Per CDC log table, bound = (ttl = 0 ? creation : max(creation,
     now - ttl)) - 10 s; a generation is too old iff bound >= its timestamp for every table. The
     rewrite starts one generation before the first one that is not too old (it was still
     operating when the oldest surviving log rows were written); when all are too old only the

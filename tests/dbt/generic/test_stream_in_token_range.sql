@@ -1,7 +1,7 @@
 {% test stream_in_token_range(model, column_name, token, vnode_index, range_start, range_end, shard, shard_count, ignore_msb) %}
 {#- The stream chosen for a write lies in the token range that holds the write's token
     `(range_start, range_end]` (wrapping when range_start >= range_end), its vnode index is that
-    range's index (cdc_generation_test.cc invariant, scylla-math.md §5), and it serves the
+    range's index (cdc_generation_test.cc invariant, docs/scylla/math.md §5), and it serves the
     write's shard: its token is of that shard, unless the vnode was too small to hold a token of
     it (the stream then carries the range end). -#}
 with

@@ -1,5 +1,5 @@
 {% test streams_match_their_range(model, column_name, shard, range_start, range_end, range_position, shard_count, ignore_msb) %}
-{#- Each stream ID is the one make_new_generation_description builds (scylla-math.md §3-4):
+{#- Each stream ID is the one make_new_generation_description builds (docs/scylla/math.md §3-4):
     version 1, vnode index = its range's position, token = the first token of its shard in the
     range, i.e. inside the range and of that shard, or the range end when the vnode is too small
     to hold a token of the shard. -#}

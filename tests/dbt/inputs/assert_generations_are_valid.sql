@@ -1,4 +1,4 @@
-{#- The CDC generations describe what a cluster could have built (scylla-math.md §4): distinct
+{#- The CDC generations describe what a cluster could have built (docs/scylla/math.md §4): distinct
     timestamps, streams for each generation, one stream per (vnode, shard) with shards 0..n-1,
     vnodes whose ranges tile the token ring. Each problem row names the input table and row; any
     row fails the build before a log is written (cdclake prints them). With
