@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: java browser jars setup demo test replay-example seeds lint check docs docs-serve report bench bench-pipeline bench-replay clean
+.PHONY: java browser jars setup demo test test-unit replay-example seeds lint check docs docs-serve report bench bench-pipeline bench-replay clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ check: java $(STAMP) jars
 ## Run the whole test suite (math vectors, driver property tests, CQL front door, dbt pipeline, acceptance corpus).
 test: java browser $(STAMP) jars lint
 	$(BIN)/python -m pytest
+
+## The tests that need no Spark (the loop of editing): under a minute.
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest -m "not functional" -q
 
 ## Replay the example CQL script and print its log as a cqlsh-like grid.
 replay-example: java $(STAMP) jars

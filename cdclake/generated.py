@@ -59,19 +59,3 @@ def write_if_changed(path: Path, text: str) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return True
-
-
-def main(argv: list[str]) -> int:
-    """``cdclake generate``: the generated folder of this project, for the warehouse's schemas."""
-    if argv:
-        print(__doc__)
-        return 0 if argv[0] in ("-h", "--help") else 2
-    from cdclake.log_models import write_log_models_for_inputs
-    from cdclake.spark import create_session
-
-    folder = point_dbt_at()
-    spark = create_session(target_dir())
-    tables = write_log_models_for_inputs(spark, PROJECT_DIR, example=False)
-    print(f"{folder}: the UDF macros" + (f" and the models of {len(tables)} log tables" if tables else
-                                         " (no schemas loaded: no log table models)"))
-    return 0

@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
                      help="each base table (its schema loaded beforehand) and its log's export")
     args = parser.parse_args(argv)
     if args.command == "example":
-        from cdclake.cli import run_dbt
+        from cdclake.commands.dbt_command import run_dbt
 
         return run_dbt(["seed", "--full-refresh", "--vars", "{cdc_example: true}"])
     if args.command == "log":

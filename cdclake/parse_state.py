@@ -14,16 +14,14 @@ state that fits.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import sys
 from pathlib import Path
 
-from cdclake.paths import PROFILES_DIR, target_dir
+from cdclake.paths import target_dir
+from cdclake.project_files import state_key
 
-# the files of a dbt project (a scratch project copies them)
-PROJECT_PARTS = ["dbt_project.yml", "selectors.yml", "models", "macros", "seeds", "tests/dbt"]
 CACHE_SUBDIR = "parsed_projects"
 STATE_FILE = Path("target") / "partial_parse.msgpack"
 MANIFEST_FILE = Path("target") / "manifest.json"
@@ -55,19 +53,3 @@ def restore_or_parse(project: Path, parts: list[str]) -> None:
             partial = cached.with_suffix(".part")
             shutil.copyfile(path, partial)
             os.replace(partial, cached.with_suffix(suffix))
-
-
-def state_key(project: Path, parts: list[str]) -> str:
-    """A digest of what dbt checks a partial-parse state against: the dbt version, the project's
-    files, the profile and the environment variables cdclake and dbt read."""
-    from dbt.version import __version__ as dbt_version
-
-    digest = hashlib.sha256(dbt_version.encode())
-    files = [project / part for part in parts]
-    for path in sorted(p for f in files for p in ([f] if f.is_file() else f.rglob("*")) if p.is_file()):
-        digest.update(str(path.relative_to(project)).encode() + b"\0" + path.read_bytes() + b"\0")
-    digest.update((PROFILES_DIR / "profiles.yml").read_bytes())
-    # not the generated folder's name: it follows the project's folder (cdclake/generated.py)
-    for name in sorted(n for n in os.environ if n.startswith(("CDCLAKE_", "DBT_")) and n != "CDCLAKE_GENERATED_DIR"):
-        digest.update(f"{name}={os.environ[name]}\0".encode())
-    return digest.hexdigest()[:24]

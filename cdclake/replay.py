@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdclake import dbt, generation_tables, inputs, log_models, output, parse_state
+from cdclake.generated import generated_dir, write_udf_macros
 from cdclake.generation_tables import GenerationTables
 from cdclake.input_problems import input_problems
 from cdclake.log_columns import keyspace_user_types
-from cdclake.parse_state import PROJECT_PARTS
+from cdclake.project_files import PROJECT_PARTS
 from cdclake.paths import PROJECT_DIR, target_dir
 from cdclake.target_lock import hold
 
@@ -82,6 +83,7 @@ def prepare_scratch_project(scratch: Path) -> Path:
             (project / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, project / part)
     log_models.write_log_models(project, [], columns=[], types=[])
+    write_udf_macros(generated_dir(project))
     parse_state.restore_or_parse(project, PROJECT_PARTS)
     return project
 

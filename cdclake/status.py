@@ -71,8 +71,9 @@ def status_lines(spark, run_results: dict | None) -> list[str]:
 
 def main(argv: list[str]) -> int:
     if argv:
-        print(__doc__, file=sys.stderr)
-        return 2
+        asked = argv[0] in ("-h", "--help")
+        print("usage: cdclake status\n\n" + __doc__, file=sys.stdout if asked else sys.stderr)
+        return 0 if asked else 2
     from cdclake.inputs import input_atoms
     from cdclake.paths import PROJECT_DIR, target_dir
     from cdclake.spark import create_session, plan_for_input_size

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdclake.dbt import option_value
+from cdclake.dbt_args import option_value
 
 log = logging.getLogger("cdclake")
 
@@ -233,8 +233,8 @@ def _digest(args: list[str], project_dir: Path) -> str:
     generated ones, profile and environment (as for dbt's partial parse), the target and the variables."""
     import hashlib
 
-    from cdclake.dbt import cli_vars, target_name
-    from cdclake.parse_state import PROJECT_PARTS, state_key
+    from cdclake.dbt_args import cli_vars, target_name
+    from cdclake.project_files import PROJECT_PARTS, state_key
 
     from cdclake.generated import generated_dir
 

@@ -1,6 +1,4 @@
-{#- What the loads refused before anything reached the inputs (cdc_input.load_refusals), beside
-    the writes the build rejected (cdc_rejected_writes): a warehouse's audit covers both. A view;
-    no rows when no load refused anything (the input table is optional). -#}
+{#- What the loads refused before anything reached the inputs (see _marts__models.yml). -#}
 {{ config(materialized='view') }}
 with
 

@@ -1,6 +1,4 @@
-{#- The generic long-format CDC log of every CDC-enabled table: one row per non-null cell of a
-    log row (int_log_cells), named as ScyllaDB names the log column, with its JSON value. Each
-    build appends its batch's rows. -#}
+{#- The generic long-format CDC log: one row per non-null log cell (see _marts__models.yml). -#}
 {{ config(materialized='incremental', incremental_strategy='append') }}
 {%- set last_processed = cdc_last_processed_write_id() %}
 

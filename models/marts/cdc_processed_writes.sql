@@ -1,7 +1,4 @@
-{#- Every write a build processed, with its batch and verdict: the ledger that tells the next
-    build which writes are new. Written last (after the log, the audit and the base state), so a
-    build stopped on the way processes its batch again; the atoms without a write id are judged
-    in every batch (a null id is never processed). -#}
+{#- The ledger: every write a build processed, with its verdict (see _marts__models.yml). -#}
 -- depends_on: {{ ref('int_base_state') }}
 -- depends_on: {{ ref('cdc_write_audit') }}
 {{ config(materialized='incremental', incremental_strategy='append') }}

@@ -1,8 +1,4 @@
-{#- Writes ScyllaDB would have rejected, or that cannot be processed, with the reason and the
-    exact error text a client would have seen, over every batch. Nothing is dropped silently:
-    every input write is either here or accepted (see cdc_write_audit). The atoms without a
-    write id are judged in every batch: the last batch's verdict on them is shown. A view of the
-    ledger: a build writes nothing for it. -#}
+{#- The writes that were not logged, with the reason and error text (see _marts__models.yml). -#}
 {{ config(materialized='view') }}
 with
 

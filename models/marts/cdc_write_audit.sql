@@ -1,7 +1,4 @@
-{#- One row per batch (a build with new writes; one without is no batch: it adds no row, and the
-    ledger does not move on): its input writes = logged + not logged + rejected. Logged writes
-    are counted from the log itself (writes with log rows), so an accepted write that lost its
-    log rows breaks the identity instead of vanishing. -#}
+{#- One row per batch: input writes = logged + not logged + rejected (see _marts__models.yml). -#}
 {{ config(materialized='incremental', incremental_strategy='append') }}
 
 with

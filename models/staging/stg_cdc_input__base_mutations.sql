@@ -1,4 +1,5 @@
 -- depends_on: {{ cdc_example_seed('base_mutations') }}
+{%- set columns = cdc_input_columns('cdc_input', 'base_mutations', optional=['origin']) %}
 with
 
 source as (
@@ -28,7 +29,11 @@ renamed as (
         cast(range_end_inclusive as boolean) as range_end_inclusive,
         nullif(cast(element_key as string), '') as element_key,
         cast(schema_version as bigint) as schema_version,
-        nullif(lower(cast(origin as string)), '') as origin
+        {% if 'origin' in columns -%}
+            nullif(lower(cast(origin as string)), '')
+        {%- else -%}
+            cast(null as string)
+        {%- endif %} as origin
     from source
 
 )

@@ -1,5 +1,4 @@
-{#- A real cluster's CDC log loaded with `cdclake load log` (`cdc_input.imported_log`), shaped
-    like `cdc_log`; no rows when none was ever loaded (the input table is optional). -#}
+{#- A real cluster's CDC log loaded with `cdclake load log` (see _staging__models.yml). -#}
 with
 
 source as (

@@ -170,3 +170,19 @@ def shared_replay(spark, test_workspace):
                     enable_compact_storage=True, row_ttl_scan_period_s=corners.ROW_TTL_SCAN_PERIOD_S)
     assert result.dbt_succeeded, "dbt build failed in the shared replay (see target/pytest/shared_replay.cql)"
     return result, {plan.case["id"]: plan for plan in plans}
+
+
+# the modules whose tests run cdclake commands that start Spark in a process of their own, or
+# parse the project for another target; the tests that replay in this process
+FUNCTIONAL_MODULES = {"test_own_keyspace", "test_replay_cli", "test_spark_cluster", "test_serve",
+                      "test_example_docs_site", "test_jvm_archive", "test_system_packages", "test_databricks_target"}
+FUNCTIONAL_TESTS = {"test_random_workloads_replay_and_round_trip"}
+
+
+def pytest_collection_modifyitems(items):
+    """Mark as `functional` the tests that run Spark (the session fixture, or cdclake commands
+    in processes of their own): `make test-unit` runs the others, in under a minute."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) or item.module.__name__ in FUNCTIONAL_MODULES \
+                or item.originalname in FUNCTIONAL_TESTS:
+            item.add_marker(pytest.mark.functional)

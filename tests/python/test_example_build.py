@@ -72,7 +72,7 @@ def test_collection_writes_are_logged_element_by_element(built):
 
 
 def test_the_build_summary_accounts_for_writes_rows_rejections_and_streams(built, capsys):
-    from cdclake.cli import print_build_summary
+    from cdclake.commands.dbt_command import print_build_summary
 
     print_build_summary(built)
     lines = capsys.readouterr().out.splitlines()

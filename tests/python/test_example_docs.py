@@ -109,7 +109,9 @@ def scratch_dbt(command: str, node: str, project, tmp_path):
     from dbt.cli.main import dbtRunner
 
     from cdclake.dbt import with_project_defaults
+    from cdclake.generated import point_dbt_at
 
+    point_dbt_at(project)            # as `cdclake generate` leaves it for plain dbt
     return dbtRunner().invoke(with_project_defaults(
         [command, "--select", node, "--target-path", str(tmp_path / "target"),
          "--log-path", str(tmp_path / "logs")], project))

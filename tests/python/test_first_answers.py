@@ -4,9 +4,13 @@ the load refusals that need no session. Each command runs in this process with S
 factory replaced by one that fails the test."""
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from cdclake import cli
+from cdclake.commands import COMMANDS
 from cdclake.load_cli import warn_of_future_writes
 from cdclake.mutations import Atom
 from cdclake.refusals import Refusal, refusal_rows
@@ -80,3 +84,56 @@ def test_sql_splits_statements_and_orders_a_log_table_as_scylladb_does():
         "select * from ks.t_scylla_cdc_log order by `cdc$stream_id`, cdc_time_us(`cdc$time`), `cdc$time`, " \
         "`cdc$batch_seq_no`"
     assert query_of("ks.t") == "select * from ks.t" and query_of("select 1") == "select 1"
+
+
+@pytest.mark.parametrize("command", [c.name for c in COMMANDS])
+def test_every_command_says_how_to_use_it_without_spark(command, capsys, no_spark):
+    try:
+        status = cli.main([*command.split(), "--help"])
+    except SystemExit as done:           # argparse's --help
+        status = done.code
+    assert status == 0 and "usage" in capsys.readouterr().out.lower()
+
+
+def test_the_package_has_no_import_cycles():
+    """Every module of cdclake and what it imports of the package (at module level or inside a
+    function), walked for cycles."""
+    root = Path(cli.__file__).parent
+    modules = {".".join(("cdclake", *path.relative_to(root).with_suffix("").parts)).removesuffix(".__init__"): path
+               for path in root.rglob("*.py")}
+    edges = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                found = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for target in found:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name and not name.startswith(target + "."):   # not its own package
+                    targets.add(target)
+        edges[name] = targets
+
+    def cycle_from(start):
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges[node]:
+                if nxt == start:
+                    return path + [start]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+        return None
+
+    cycles = [" -> ".join(c) for c in map(cycle_from, sorted(modules)) if c]
+    assert not cycles, cycles

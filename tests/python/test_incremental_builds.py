@@ -171,7 +171,7 @@ def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsy
     """A build that finds no new writes (a scheduled run after a quiet hour) adds no batch: the
     audit and the ledger stay as they were, and the build's summary says so."""
     from cdclake import dbt
-    from cdclake.cli import print_build_summary
+    from cdclake.commands.dbt_command import print_build_summary
 
     audits_before, ledger_before = audit_rows(spark), rows_of(spark.table("cdc_lake.cdc_processed_writes"))
     assert dbt.invoke(BUILD), "a build with no new writes"

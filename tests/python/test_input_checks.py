@@ -83,3 +83,34 @@ def test_no_log_is_written(failed_replay):
     assert logs and set(logs.values()) == {"skipped"}, logs
     assert statuses["assert_base_schemas_are_valid"] == statuses["assert_generations_are_valid"] == "fail"
 
+
+
+def test_an_input_of_an_earlier_contract_reads_and_a_missing_column_is_named(spark, failed_replay, test_workspace):
+    """`base_mutations` without `origin` (the contract before per-row TTL) reads with origin null;
+    without a required column the model that reads it stops with one line naming the column."""
+    import os
+
+    from cdclake import dbt
+
+    project = test_workspace / "broken_inputs" / "project"
+    rows = spark.table("cdc_input.base_mutations").localCheckpoint()
+    table_format = os.environ["CDCLAKE_TABLE_FORMAT"]
+
+    def compile_staging(frame):
+        frame.write.mode("overwrite").format(table_format).saveAsTable("cdc_input.base_mutations_contract_tmp")
+        spark.sql("drop table cdc_input.base_mutations")
+        spark.sql("alter table cdc_input.base_mutations_contract_tmp rename to cdc_input.base_mutations")
+        return dbt.invoke_result(["compile", "--select", "stg_cdc_input__base_mutations", "--log-level", "warn"],
+                                 project_dir=project)
+
+    try:
+        assert compile_staging(rows.drop("origin")).success
+        [compiled] = (project / "target" / "compiled").rglob("stg_cdc_input__base_mutations.sql")
+        staged = spark.sql(compiled.read_text())
+        assert staged.count() == rows.count() and staged.where("origin is not null").count() == 0
+        with pytest.raises(Exception) as stopped:
+            compile_staging(rows.drop("origin", "ttl_seconds"))
+        assert "cdc_input.base_mutations has no column ttl_seconds (int): the input contract " \
+               "(models/staging/_cdc_input__sources.yml) requires it (optional: origin)" in str(stopped.value)
+    finally:
+        compile_staging(rows)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cdclake.parse_state import PROJECT_PARTS
+from cdclake.project_files import PROJECT_PARTS
 from cdclake.spark import SMALL_INPUT_ATOMS
 from conftest import REPO
 from outputs import location, snapshot_views, table_format

@@ -3,7 +3,8 @@ of the project without generated models, parsed once (cdclake/parse_state.py).""
 from __future__ import annotations
 
 from cdclake import dbt, parse_state
-from cdclake.replay import PROJECT_PARTS, prepare_scratch_project
+from cdclake.project_files import PROJECT_PARTS, state_key
+from cdclake.replay import prepare_scratch_project
 
 
 def test_a_second_scratch_project_starts_from_the_first_ones_parsed_state(tmp_path, monkeypatch):
@@ -27,12 +28,12 @@ def test_the_key_follows_the_files_and_the_environment_not_the_folder(tmp_path, 
     monkeypatch.setenv("CDCLAKE_TARGET_DIR", str(tmp_path / "target"))
     monkeypatch.setattr(parse_state, "restore_or_parse", lambda project, parts: None)
     one, two = prepare_scratch_project(tmp_path / "one"), prepare_scratch_project(tmp_path / "two")
-    key = parse_state.state_key(one, PROJECT_PARTS)
-    assert parse_state.state_key(two, PROJECT_PARTS) == key
+    key = state_key(one, PROJECT_PARTS)
+    assert state_key(two, PROJECT_PARTS) == key
 
     model = next((two / "models" / "marts").glob("*.sql"))
     model.write_text(model.read_text() + "\n")
-    assert parse_state.state_key(two, PROJECT_PARTS) != key
+    assert state_key(two, PROJECT_PARTS) != key
 
     monkeypatch.setenv("CDCLAKE_TABLE_FORMAT", "other")
-    assert parse_state.state_key(one, PROJECT_PARTS) != key
+    assert state_key(one, PROJECT_PARTS) != key

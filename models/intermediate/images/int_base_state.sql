@@ -1,12 +1,4 @@
-{#- The base tables' state after every processed write, carried from build to build for the
-    next batch's images and round trip: per cell, collection element and row marker the
-    winning atom (highest timestamp, then a dead cell, then the greater value), per row,
-    partition, range and collection the newest tombstone. Atoms of CDC-enabled and disabled
-    schema versions are kept apart (the round trip replays only the logged ones).
-    On Delta the batch is merged in (one row per key; deletion vectors mark the replaced rows
-    instead of rewriting their files); elsewhere the batch's winners are appended and readers
-    take the winner among a key's rows. Built after the log: the batch's
-    images read the state as it was before it. -#}
+{#- The base tables' state after every processed write, build to build (see _images__models.yml). -#}
 -- depends_on: {{ ref('cdc_log') }}
 {%- set merges = cdc_table_format() == 'delta' -%}
 {{ config(

@@ -1,7 +1,4 @@
-{#- The deltas of the writes to tables with pre- or post-images (docs/scylla/log.md §7.2), each with
-    its change group's number within its write's partition (groups in `cdc$time` order) and the
-    table's image options: what moves a row's state from the read onward, and where images are
-    taken. Range tombstones count only in their delete's delta rows (ops 5 and 6). -#}
+{#- The deltas of the writes to tables with images, by change group (see _images__models.yml). -#}
 with
 
 image_tables as (

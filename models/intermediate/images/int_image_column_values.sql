@@ -1,9 +1,4 @@
-{#- The value of each column of a row at each image point (int_image_points), from the events the
-    point sees (int_image_point_events, docs/scylla/log.md §7.2): of each cell or element, the last
-    event since its column or row was last emptied. A non-frozen collection is the JSON of its
-    live elements; one emptied by element removals stays an empty collection, and a user type
-    the write touched is never null again (all fields null, §9.7). One row per point and
-    column with events since the column was last emptied (`value` null when none is live). -#}
+{#- Each column's value in a row at each image point (see _images__models.yml). -#}
 with
 
 point_events as (

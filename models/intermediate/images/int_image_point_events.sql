@@ -1,9 +1,4 @@
-{#- What each image point (int_image_points) sees of its row (docs/scylla/log.md §7.2): the events that
-    change the row's state before the point, at position group_no * 100 + phase * 10 + step:
-    the read (group 0: the row exists, its cells), then per group the upserts (a collection
-    tombstone empties its column before the group's elements) and the deletes that erase the
-    row. Each event carries the position of the point's last erase and of its column's last
-    reset: what came before them no longer counts. -#}
+{#- The events each image point sees of its row, in order (see _images__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

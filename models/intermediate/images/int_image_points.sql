@@ -1,8 +1,4 @@
-{#- Where a write's images may be taken (docs/scylla/log.md §7.2): for each change group and each row
-    it writes or deletes, the pre-image point before the group's deltas (tables with
-    `preimage`) and, for a row the group upserts, the post-image point after them (tables with
-    `postimage`). `state_position` orders a point among the row's events
-    (int_image_point_events): group_no * 100 before the group, + 99 after it. -#}
+{#- Where a write's pre- and post-images may be taken (see _images__models.yml). -#}
 with
 
 affected as (

@@ -1,7 +1,4 @@
-{#- The atoms the pre-image reads (int_image_reads) are made of: the batch's accepted atoms and
-    the state carried from earlier builds (int_base_state, `is_carried`) of the partitions the
-    batch writes, of every table that has images in some schema version (earlier writes make the
-    state, CDC-enabled or not), with the image options of the write's schema version. -#}
+{#- The atoms the pre-image reads are made of (see _images__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

@@ -1,9 +1,4 @@
-{#- The live cells and row markers of each row read (int_image_rows_read), by a running state per
-    key (docs/scylla/log.md §7.1): the batch's earlier accepted writes (write_id order) move the
-    carried state forward; last write wins by timestamp (a dead cell wins a tie), a row, range
-    or partition tombstone removes the cells it covers (timestamp <= the tombstone's), a
-    collection tombstone its column's older elements, and a TTL'd cell is gone once the write's
-    coordinator clock reaches its expiry. -#}
+{#- The live cells and row markers of each row a pre-image reads (see _images__models.yml). -#}
 with
 
 atoms as (

@@ -1,11 +1,4 @@
-{#- The pre-image read (docs/scylla/log.md §7.1): for every accepted write to a table with pre- or
-    post-images, each row the write touches (int_image_rows_read) as the base table holds it
-    just before the write: the state carried from earlier builds moved forward by the batch's
-    earlier accepted writes (int_image_read_cells). One row per row read (`is_row` true, with
-    whether the row is live) and one per live cell of the columns ScyllaDB reads (all of them
-    for post-images, `preimage: full`, row deletes and no-clustering-key partition deletes;
-    else the static columns written and the columns written in the write's first clustered
-    row, a quirk ScyllaDB has, §9.6). -#}
+{#- The pre-image read: each row a write touches, before the write (see _images__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

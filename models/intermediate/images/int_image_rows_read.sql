@@ -1,6 +1,4 @@
-{#- The rows each write with images reads (docs/scylla/log.md §7.1): the static row, each clustered
-    row it writes or deletes, the single row of a table without clustering key on a partition
-    delete. -#}
+{#- The rows each write with images reads (see _images__models.yml). -#}
 select
     write_id,
     coordinator_now_us,

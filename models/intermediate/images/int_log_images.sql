@@ -1,10 +1,4 @@
-{#- Pre-image (op 0) and post-image (op 9) rows and their cells (docs/scylla/log.md §7). Of the image
-    points (int_image_points), those whose row exists are emitted: a clustered row when its last
-    event (int_image_point_events) is not an erase, a static row when it has a value or an
-    earlier group of the write touched it; every post-image of a static row. A group's
-    pre-image shows the state (int_image_column_values) before its deltas, its post-image the
-    state after. Rows: one header row per image row (`column_name` null) and one row per log
-    cell. -#}
+{#- The pre-image (op 0) and post-image (op 9) rows and their cells (see _images__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

@@ -1,10 +1,4 @@
-{#- Every cell of the batch's log rows (docs/scylla/log.md §4-§7): the key cells of every row (the
-    partition key's and the clustering prefix's columns), the delta rows' value cells (a value,
-    cdc$deleted_<c>, a collection's elements in CQL order, a user type's fields) and the image
-    rows' cells (int_log_images). A change group's rows are its pre-images, its deltas, then its
-    post-images (docs/scylla/log.md §4.3, §6.2): every cell carries its row's phase and place in it,
-    and windows over the group number the rows (`batch_seq_no`), mark the last one and give every
-    row the group's stream and cdc$time. -#}
+{#- Every cell of the batch's log rows, placed in its change group (see _log__models.yml). -#}
 with
 
 changes as (

@@ -1,8 +1,4 @@
-{#- The atoms of accepted writes placed in their log rows: each log row's operation, cdc$ttl,
-    clustering-key source and cdc$batch_seq_no, in ScyllaDB's emission order (docs/scylla/log.md
-    §4.3-4.4, §5, §6.2), with what the log's key cells are made of (the partition key's and the
-    clustering prefix's columns) and the change group's stream and cdc$time. One row per atom;
-    a range tombstone appears twice (start and end row). -#}
+{#- The accepted writes' atoms placed in their log rows, in order (see _log__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

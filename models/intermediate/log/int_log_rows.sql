@@ -1,8 +1,4 @@
-{#- One row per log row of the batch (int_log_cells): its place in the log table's clustering
-    order (stream, cdc$time, cdc$batch_seq_no) and its metadata columns. A group's rows are its
-    pre-images, its deltas, then its post-images (docs/scylla/log.md §4.3, §6.2); `phase` and
-    `phase_seq` locate the row among the deltas (int_log_changes_ordered) or images
-    (int_log_images) it comes from. What `cdclake check` reads of the last batch. -#}
+{#- One row per log row of the batch, with its metadata columns (see _log__models.yml). -#}
 select distinct
     write_id,
     keyspace_name,

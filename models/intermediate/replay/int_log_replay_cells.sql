@@ -1,8 +1,4 @@
-{#- The base tables as a replicator rebuilds them from the log: the live cells, collection
-    elements and row markers the log's write facts leave, as of var `as_of_us` (microseconds
-    since the epoch; default: the newest change in the log), TTL expiry applied at that time.
-    Each cell keeps the clustering key of its row. Computed from all the facts: the whole-table
-    check `assert_state_is_the_history_at_its_time` (`cdclake check`) reads it. -#}
+{#- The base tables as a replicator rebuilds them from the log (see _replay__models.yml). -#}
 
 with
 

@@ -1,16 +1,4 @@
-{#- The CDC log replayed as a replicator applies it, timestamps taken from `cdc$time`: the write
-    facts (`cdc_write_fact`) of each delta row of the tables whose log carries values. An INSERT
-    (op 2) writes its row marker; row and partition deletes (3, 4, and the TTL service's -3, -4)
-    and range deletes (a start row 5/6 with the end row 7/8 after it) write tombstones; a value
-    writes a cell and `cdc$deleted_<c>` a dead one or, for a collection, its tombstone one
-    microsecond before the change; collection and user-type values add elements and fields one
-    by one, `cdc$deleted_elements_<c>` removes them. Each fact keeps its log row (write, stream,
-    time, batch sequence number, operation) and the clustering key of the row it lands in.
-    Each build appends the facts of its batch's log rows and of the writes earlier builds
-    processed after the last one this table holds, as the log tables do. A table with a log
-    loaded by `cdclake load log` replays that log instead (`cdc_replayed_log`). Each fact is
-    stamped with its build (`replayed_at_us`): the consumer path recomputes the partitions
-    with facts newer than it last saw. -#}
+{#- The CDC log replayed as a replicator applies it: its write facts (see _replay__models.yml). -#}
 {%- set logged_through = cdc_logged_through_write_id() -%}
 {%- do cdc_refuse_switched_log_sources() -%}
 {{ config(

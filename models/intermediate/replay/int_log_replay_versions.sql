@@ -1,13 +1,4 @@
-{#- The versions of every base row the log rebuilds (SCD2), in valid time (write timestamps):
-    each live cell, collection element and row marker of `int_log_replay_facts` is valid from
-    its timestamp until the next write of the same cell, its TTL's expiry or the first
-    tombstone at or after it that covers it, whichever comes first. A row's versions start at
-    every time one of its cells starts or ends; a version with no live cell is a deletion (the
-    row was live before). One row per version and live cell (a deletion: one row, no cell),
-    with the change that started the version: its log row, or the expiry of a TTL (ScyllaDB
-    logs none). The static row has versions of its own. On Delta a build replaces only the rows
-    of the partitions with facts replayed since its last one (`replay_increments.sql`); each row
-    has the newest fact stamp of its build. -#}
+{#- The versions (SCD2) of every base row the log rebuilds (see _replay__models.yml). -#}
 {%- set all_facts = ref('int_log_replay_facts') -%}
 {%- set mark = cdc_versions_mark() -%}
 {{ config(

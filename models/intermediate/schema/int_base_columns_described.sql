@@ -1,7 +1,4 @@
-{#- Base-table columns with what their CDC log needs to know: whether the column is multi-cell
-    (a non-frozen collection or user type, logged element by element), the CQL types of its
-    element keys and values (docs/scylla/log.md §2.2: a list is keyed by timeuuids, a user type by
-    field indices), and the user types of its keyspace for the value checks. -#}
+{#- Base-table columns with what their CDC log needs to know (see _schema__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

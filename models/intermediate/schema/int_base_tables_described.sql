@@ -1,5 +1,4 @@
-{#- Base tables with their key columns, one row per schema version of each table
-    (`is_latest_version` marks the current one; writes carry the version they used). -#}
+{#- Base tables with their key columns, one row per schema version (see _schema__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

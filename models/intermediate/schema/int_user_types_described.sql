@@ -1,5 +1,4 @@
-{#- One row per user-defined type: its fields in declaration order, and the registry of all the
-    user types of its keyspace that the value and type checks resolve user types with. -#}
+{#- One row per user-defined type, with its keyspace's type registry (see _schema__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

@@ -1,8 +1,4 @@
-{#- Every piece of the batch; those of valid writes to CDC-enabled tables with their change
-    group's (a mutation's log rows at one change timestamp) admission verdict, from the
-    coordinator's clock, and the generation operating at the change timestamp
-    (`cdc_admission_verdict`: cdc::metadata::get_stream, docs/scylla/math.md §6.1; §6.2 with var
-    cdc_admission_rule = 'pre_2024'). -#}
+{#- The batch's pieces with their change group's admission verdict (see _streams__models.yml). -#}
 with
 
 pieces as (

@@ -1,8 +1,4 @@
-{#- Every piece of the batch; those of accepted writes' change groups placed in their stream: the
-    token range of the operating generation that holds the partition's token (a binned
-    equi-join), the shard of the token within that range's node, and that shard's stream
-    (cdc/metadata.cc get_stream, docs/scylla/math.md §5). Also the group's `cdc$time`: a timeuuid of
-    the change timestamp whose random bits are a hash of the group's identity (docs/scylla/log.md §6.1). -#}
+{#- The batch's pieces; accepted change groups in their stream (see _streams__models.yml). -#}
 with
 
 pieces as (

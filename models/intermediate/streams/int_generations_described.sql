@@ -1,5 +1,4 @@
-{#- One row per generation: when it operates, `[generation_ts, next generation_ts)`, its number
-    of token ranges and the token-bin width used by the range join. -#}
+{#- One row per generation: when it operates, its token-bin width (see _streams__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

@@ -1,6 +1,4 @@
-{#- Each token range cut into the coarse token bins it overlaps, so that a token finds its range
-    by an equi-join on (generation, bin) plus a check of one or two candidates. The wrapping
-    entry becomes two pieces: (range_start, max] and [min, range_end]. -#}
+{#- Each token range cut into the token bins of the range join (see _streams__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

@@ -1,4 +1,4 @@
-{#- One row per stream of every generation, with the token range and the shard it serves. -#}
+{#- One row per stream of every generation, with its range and shard (see _streams__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

@@ -1,5 +1,4 @@
-{#- One row per generation entry (vnode): its token range `(range_start, range_end]`, wrapping
-    for the first entry, and its streams in shard order (docs/scylla/math.md §4, §5). -#}
+{#- One row per generation entry: its token range and its streams (see _streams__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

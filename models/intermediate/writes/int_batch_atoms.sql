@@ -1,11 +1,4 @@
-{#- The batch's writes, atom by atom, as the steps before it left them (one query: they run
-    fused, in one stage): validated (int_mutation_atoms_validated), with their partition's token
-    (int_mutation_atoms_tokenized), their write's problem (int_writes_validated), keyed as
-    ScyllaDB's CDC splits a mutation (int_mutation_atoms_keyed, one row per piece: a range
-    tombstone's two bounds), their change group admitted or refused (int_change_groups_admitted),
-    their write's verdict (int_writes_admitted) and their change group's stream and cdc$time
-    (int_change_groups_streamed). What the log, the images, the carried state, the ledger and the
-    audit read. Rebuilt by every build. -#}
+{#- The batch's writes atom by atom, its steps fused into one query (see _writes__models.yml). -#}
 {{ config(materialized='table') }}
 
 select

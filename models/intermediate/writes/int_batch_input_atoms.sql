@@ -1,5 +1,4 @@
-{#- The batch: the input atoms of the writes no earlier build processed (the atoms without a
-    write id are in every batch). -#}
+{#- The batch: the input atoms of the writes not yet processed (see _writes__models.yml). -#}
 select input_atoms.*
 from {{ ref('stg_cdc_input__base_mutations') }} as input_atoms
 left anti join {{ cdc_writes_processed_before() }} as processed

@@ -1,7 +1,4 @@
-{#- The batch this build processes: its number (1 for the first build and for --full-refresh)
-    and the last write id earlier builds processed, which every new write must exceed. A build
-    that would append a table's facts to those of another log stops here, before it writes
-    anything of the batch (`cdc_refuse_switched_log_sources`). -#}
+{#- The batch this build processes and the last processed write id (see _writes__models.yml). -#}
 {{ config(materialized='table') }}
 {%- do cdc_refuse_switched_log_sources() -%}
 select

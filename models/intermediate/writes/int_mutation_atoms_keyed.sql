@@ -1,10 +1,4 @@
-{#- Every atom of the batch; those of valid writes keyed as ScyllaDB's CDC splits a mutation
-    (docs/scylla/log.md §4.1-4.2, cdc/split.cc): each atom's change timestamp and TTL, the piece of
-    the mutation it belongs to (a range tombstone is two pieces, its start and end bound), its
-    clustering position, and whether its mutation is split. Only the keys of valid writes count
-    (a write with a problem is rejected whole, and its pieces get no clustering position). Valid
-    writes to tables without CDC (at the write's schema version) are keyed too: they are not
-    logged, but pre-images read the state they leave. -#}
+{#- The batch's atoms keyed as ScyllaDB's CDC splits a mutation (see _writes__models.yml). -#}
 with
 
 atoms as (

@@ -1,6 +1,4 @@
-{#- Every atom of the batch with the Murmur3 token of its partition key (docs/scylla/math.md §1) and
-    the key's columns as raw JSON members, or why the token cannot be computed. The token
-    functions run once per distinct partition key of the batch, not once per atom. -#}
+{#- The batch's atoms with the Murmur3 token of their partition key (see _writes__models.yml). -#}
 with
 
 atoms as (

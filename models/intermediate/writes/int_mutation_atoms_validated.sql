@@ -1,5 +1,4 @@
-{#- Every input atom of the batch with the first problem that prevents processing it (null
-    when none). A problem rejects the atom's whole write (see int_writes_validated). -#}
+{#- The batch's input atoms with their first problem, if any (see _writes__models.yml). -#}
 with
 
 atoms as (

@@ -1,9 +1,4 @@
-{#- Every piece of the batch with its write's verdict: accepted, or rejected with the reason. A
-    write is rejected when an atom of it cannot be processed, or when ScyllaDB would refuse a
-    stream for any of its change groups (the whole request fails then: the refusal shown is
-    its earliest group's). An accepted write without change groups writes only to tables
-    without CDC (at its schema version): ScyllaDB logs nothing for it. Window functions over
-    the write's pieces. -#}
+{#- The batch's pieces with their write's verdict (see _writes__models.yml). -#}
 with
 
 pieces as (

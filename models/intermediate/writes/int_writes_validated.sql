@@ -1,10 +1,4 @@
-{#- Every atom of the batch with its write's (client request's) first problem: in any of its atoms
-    or partition keys, or in the write as a whole (two coordinator clocks, two schema versions of
-    a table, an id not above the processed ones), or null. A write with a problem is rejected
-    whole, as ScyllaDB fails the whole request. The atoms without a write id count as one write
-    (write_id null), rejected. Write-level facts are windows over the write's atoms.
-    Materialized: the Python checks of the steps before it run once per atom, and the steps
-    after it read the table (their per-key branches among them). -#}
+{#- The batch's atoms with their write's first problem (see _writes__models.yml). -#}
 {{ config(materialized='table') }}
 with
 

@@ -1,6 +1,4 @@
-{#- The V1 internal table system_distributed.cdc_generation_descriptions (gossip mode before
-    CDC_GENERATIONS_V2, docs/scylla/math.md §7.2): the whole generation in one cell, a list of
-    (token_range_end, streams in shard order, ignore_msb). -#}
+{#- V1 system_distributed.cdc_generation_descriptions (see _generations__models.yml). -#}
 with
 
 token_ranges as (

@@ -1,5 +1,4 @@
-{#- system_distributed.cdc_generation_timestamps (docs/scylla/math.md §7.1): one row per generation
-    in the single partition 'timestamps'; ScyllaDB clusters it by time DESC. -#}
+{#- system_distributed.cdc_generation_timestamps (see _generations__models.yml). -#}
 with
 
 generations as (

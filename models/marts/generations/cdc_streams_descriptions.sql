@@ -1,5 +1,4 @@
-{#- The V1 user table system_distributed.cdc_streams_descriptions (before 4.4, docs/scylla/math.md
-    §7.3): a generation's streams in ONE cell, entries by range end, each in shard order. -#}
+{#- V1 system_distributed.cdc_streams_descriptions (see _generations__models.yml). -#}
 with
 
 token_ranges as (

@@ -1,6 +1,4 @@
-{#- system_distributed.cdc_streams_descriptions_v2 (docs/scylla/math.md §7.1): one row per
-    generation entry, `(time, range_end)`, with the entry's streams. The streams are kept in
-    ScyllaDB's storage order, index = shard (drivers hand them back sorted). -#}
+{#- system_distributed.cdc_streams_descriptions_v2 (see _generations__models.yml). -#}
 with
 
 token_ranges as (

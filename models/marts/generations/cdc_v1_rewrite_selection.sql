@@ -1,10 +1,4 @@
-{#- Which V1 generations the V1-to-V2 description rewrite copies (maybe_rewrite_streams_descriptions,
-    docs/scylla/math.md §7.3 step 4). Per CDC log table, bound = (ttl = 0 ? creation : max(creation,
-    now - ttl)) - 10 s; a generation is too old iff bound >= its timestamp for every table. The
-    rewrite starts one generation before the first one that is not too old (it was still
-    operating when the oldest surviving log rows were written); when all are too old only the
-    last is rewritten; with no CDC log table nothing is. `now` is var cdc_v1_rewrite_now_ms
-    (default: the clock of the latest input write). -#}
+{#- Which V1 generations the V1-to-V2 description rewrite copies (see _generations__models.yml). -#}
 {%- set clock_margin_ms = 10000 -%}
 {%- if var('cdc_v1_rewrite_now_ms', none) is not none -%}
     {%- set rewrite_now_ms = 'cast(' ~ var('cdc_v1_rewrite_now_ms') ~ ' as bigint)' -%}

@@ -1,0 +1,165 @@
+"""The dbt commands on the embedded session (``cdclake build|run|test|seed|compile|docs ...``):
+the log models written first, a build's unchanged inputs left out, each table's row count as it
+finishes, and a summary that accounts for every write."""
+from __future__ import annotations
+
+import sys
+
+from cdclake.paths import target_dir
+
+# dbt commands that never touch the warehouse, so need no Spark session
+COMMANDS_WITHOUT_SPARK = {"clean", "deps", "init", "parse", "ls", "list", "docs serve"}
+COMMANDS_WITH_SUMMARY = {"build", "run"}
+
+
+BATCH_MODEL = "int_build_batch"    # the node that opens a build's batch: it runs when an input moved
+
+
+def print_build_summary(spark, result=None, args: list[str] = ()) -> None:
+    """What a build produced: writes in and their fate, log rows per table and operation. A
+    build that ran no batch (no input moved since the last one: ``result``, dbt's, has no
+    BATCH_MODEL) or whose batch found no new write says so; a full refresh (``args``) says that
+    it replaced the batch history."""
+    from cdclake.warehouse import audit_totals, log_row_counts
+
+    batches = spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()
+    batch_ran = result is None or BATCH_MODEL in {r.node.name for r in result.result.results}
+    this_batch = spark.table("cdc_intermediate.int_build_batch").first().batch_id if batch_ran else None
+    audits = [audit for audit in batches if audit.batch_id == this_batch]
+    if this_batch is None:
+        print(f"\nno new writes: no input changed since the last build, no batch added ({len(batches)} so far)")
+    elif not audits:   # a build with no new writes is no batch (cdc_write_audit)
+        print(f"\nno new writes: no batch added ({len(batches)} so far)")
+    else:
+        audit = audits[0]
+        print(
+            f"\nbatch {audit.batch_id}: {audit.input_writes} writes in = {audit.logged_writes} logged "
+            f"+ {audit.unlogged_writes} not logged (tables without CDC) "
+            f"+ {audit.rejected_writes} rejected; {audit.log_rows} log rows"
+        )
+        if "--full-refresh" in args:
+            print("  (a full refresh: every write loaded so far in one batch, which replaces the audit's "
+                  "earlier batches)")
+    if len(batches) > 1:
+        totals = audit_totals(spark)
+        print(
+            f"all {totals['batches']} batches: {totals['input_writes']} writes in = {totals['logged_writes']} logged "
+            f"+ {totals['unlogged_writes']} not logged + {totals['rejected_writes']} rejected; "
+            f"{totals['log_rows']} log rows"
+        )
+    for (keyspace, table), ops in sorted(log_row_counts(spark).items()):
+        detail = ", ".join(f"op {op}: {n}" for op, n in sorted(ops.items()))
+        print(f"  {keyspace}.{table}_scylla_cdc_log: {sum(ops.values())} rows ({detail})")
+    for r in spark.sql(
+        "select reason, count(*) as n from cdc_lake.cdc_rejected_writes group by reason order by reason"
+    ).collect():
+        print(f"  rejected ({r.reason}): {r.n}")
+    if spark.catalog.tableExists("cdc_lake.cdc_load_refusals"):
+        refused = spark.table("cdc_lake.cdc_load_refusals").count()
+        if refused:
+            print(f"  refused at load: {refused} (cdc_lake.cdc_load_refusals; they never reached the inputs)")
+    used = spark.sql(
+        "select groups.generation_ts_ms, count(distinct groups.stream_id) as streams_used, "
+        "max(generation.streams) as streams "
+        "from cdc_intermediate.int_batch_atoms as groups "
+        "inner join (select generation_ts_ms, count(*) as streams from cdc_staging.stg_cdc_input__generation_streams "
+        "group by 1) as generation on groups.generation_ts_ms = generation.generation_ts_ms "
+        "group by 1 order by 1"
+    ).collect()
+    for r in used:
+        print(f"  generation {r.generation_ts_ms} ms: {r.streams_used} of its {r.streams} streams used")
+
+
+def dbt_command(args: list[str]) -> str:
+    """The dbt command of ``args``: its first word, or two for ``docs generate|serve``."""
+    if not args:
+        return ""
+    if args[0] == "docs" and len(args) > 1 and not args[1].startswith("-"):
+        return f"docs {args[1]}"
+    return args[0]
+
+
+def prepare_inputs(spark, project_dir, command: str, *, example: bool) -> str | None:
+    """Before dbt parses: the log models of the schemas the build reads (log_models.py). A build
+    or run needs inputs: without them (nor the example chosen), the reason to stop."""
+    from cdclake.inputs import missing_inputs
+    from cdclake.log_models import write_log_models_for_inputs
+
+    write_log_models_for_inputs(spark, project_dir, example=example)
+    if command not in COMMANDS_WITH_SUMMARY or example:
+        return None
+    missing = missing_inputs(spark)
+    if not missing:
+        return None
+    return (f"the warehouse has no {', '.join(missing)}: load your keyspace (cdclake load schema|cql|snapshot, "
+            "cdclake generations build|import), or the example keyspace (cdclake load example)")
+
+
+def run_dbt(args: list[str]) -> int:
+    """Run a dbt command in this process on the session it needs; its exit status."""
+    from cdclake import dbt, unchanged_inputs
+
+    command = dbt_command(args)
+    if "--help" in args or "-h" in args:          # dbt's help: no session, no inputs
+        return 0 if dbt.invoke_result(args).success else 1
+    spark = None
+    target = dbt.target_name(args)
+    if command not in COMMANDS_WITHOUT_SPARK and target == dbt.EMBEDDED_TARGET:
+        from cdclake.spark import create_session
+
+        spark = create_session(target_dir())
+    elif command not in COMMANDS_WITHOUT_SPARK and target == "thrift":  # `cdclake serve` owns the session
+        from cdclake.serve import adopt_server_table_format
+
+        adopt_server_table_format()
+    if spark is not None:
+        example = str(dbt.cli_vars(args).get("cdc_example", False)).lower() == "true"
+        problem = prepare_inputs(spark, dbt.project_dir_of(args), command, example=example)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+        from cdclake.inputs import input_atoms
+        from cdclake.spark import plan_for_input_size
+
+        plan_for_input_size(spark, input_atoms(spark, dbt.project_dir_of(args), example=example))
+    # a build on the embedded session leaves out the nodes whose inputs have not changed
+    project_dir = dbt.project_dir_of(args)
+    dbt.prepare_environment(project_dir)
+    plan = unchanged_inputs.plan_build(dbt.embedded_session(args), args, project_dir)
+    run_args = plan.args if plan else args
+    if spark is not None and command in COMMANDS_WITH_SUMMARY:
+        from cdclake.progress import ModelRowCounts, spark_row_counter
+
+        with ModelRowCounts(spark_row_counter(spark)) as row_counts:
+            result = dbt.invoke_result(run_args, project_dir, callbacks=[row_counts])
+    else:
+        result = dbt.invoke_result(run_args, project_dir)
+    if plan and result.success:
+        unchanged_inputs.record_build(plan, project_dir)
+    if result.success and spark is not None and command in COMMANDS_WITH_SUMMARY:
+        print_build_summary(spark, result, args)
+    if not result.success and spark is not None:
+        from cdclake.input_problems import print_input_problems
+
+        print_input_problems(spark, result, sys.stderr)
+    return 0 if result.success else 1
+
+
+def generate_main(argv: list[str]) -> int:
+    """``cdclake generate``: the project's generated folder (cdclake/generated.py) for the
+    warehouse's schemas: the UDF macros, and the log and consumer table models."""
+    if argv:
+        asked = argv[0] in ("-h", "--help")
+        print("usage: cdclake generate\n\n" + generate_main.__doc__, file=sys.stdout if asked else sys.stderr)
+        return 0 if asked else 2
+    from cdclake.generated import point_dbt_at
+    from cdclake.log_models import write_log_models_for_inputs
+    from cdclake.paths import PROJECT_DIR
+    from cdclake.spark import create_session
+
+    folder = point_dbt_at()
+    spark = create_session(target_dir())
+    tables = write_log_models_for_inputs(spark, PROJECT_DIR, example=False)
+    print(f"{folder}: the UDF macros" + (f" and the models of {len(tables)} log tables" if tables else
+                                         " (no schemas loaded: no log table models)"))
+    return 0
