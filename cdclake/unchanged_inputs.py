@@ -105,6 +105,20 @@ def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
     return plan
 
 
+def invoke(args: list[str], project_dir: Path, callbacks: list | None = None):
+    """A dbt command in this process (``dbt.invoke_result``), planned here: a build on the
+    embedded session leaves out the nodes whose inputs have not changed, and records its inputs
+    when it succeeds. dbt's result."""
+    from cdclake import dbt
+
+    dbt.prepare_environment(project_dir)
+    plan = plan_build(dbt.embedded_session(args), args, project_dir)
+    result = dbt.invoke_result(plan.args if plan else args, project_dir, callbacks)
+    if plan and result.success:
+        record_build(plan, project_dir)
+    return result
+
+
 def forget_builds(project_dir: Path) -> None:
     """No record, so the next build runs every node: done as a build starts (it records again
     when it succeeds), so that one that fails or is stopped leaves none."""

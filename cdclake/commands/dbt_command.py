@@ -124,18 +124,13 @@ def run_dbt(args: list[str]) -> int:
         plan_for_input_size(spark, input_atoms(spark, dbt.project_dir_of(args), example=example))
     # a build on the embedded session leaves out the nodes whose inputs have not changed
     project_dir = dbt.project_dir_of(args)
-    dbt.prepare_environment(project_dir)
-    plan = unchanged_inputs.plan_build(dbt.embedded_session(args), args, project_dir)
-    run_args = plan.args if plan else args
     if spark is not None and command in COMMANDS_WITH_SUMMARY:
         from cdclake.progress import ModelRowCounts, spark_row_counter
 
         with ModelRowCounts(spark_row_counter(spark)) as row_counts:
-            result = dbt.invoke_result(run_args, project_dir, callbacks=[row_counts])
+            result = unchanged_inputs.invoke(args, project_dir, callbacks=[row_counts])
     else:
-        result = dbt.invoke_result(run_args, project_dir)
-    if plan and result.success:
-        unchanged_inputs.record_build(plan, project_dir)
+        result = unchanged_inputs.invoke(args, project_dir)
     if result.success and spark is not None and command in COMMANDS_WITH_SUMMARY:
         print_build_summary(spark, result, args)
     if not result.success and spark is not None:

@@ -274,7 +274,7 @@ def large_input_planning(spark):
 
 def workload_batch_builder(spark, script_result, workspace: Path):
     """Build a front-door workload's writes up to a cut in a scratch project (as replay does)."""
-    from cdclake import dbt, generation_tables, inputs, log_models
+    from cdclake import generation_tables, inputs, log_models, unchanged_inputs
     from cdclake.replay import default_generations, prepare_scratch_project
 
     project = prepare_scratch_project(workspace)
@@ -292,7 +292,8 @@ def workload_batch_builder(spark, script_result, workspace: Path):
                                 types=script_result.types, table_format=table_format)
         else:  # the schemas and generations unchanged: on Delta the nodes that read only them are left out
             inputs.write_mutations(spark, atoms=atoms, table_format=table_format)
-        return dbt.invoke(BUILD + (["--full-refresh"] if full_refresh else []), project_dir=project)
+        # as `cdclake build` runs it: the unchanged inputs' nodes left out (cdclake/unchanged_inputs.py)
+        return bool(unchanged_inputs.invoke(BUILD + (["--full-refresh"] if full_refresh else []), project).success)
 
     return build_batch
 
@@ -334,9 +335,9 @@ def assert_no_input_moved_runs_no_node(spark, project: Path, outputs: dict[str, 
     """A build after the last one with no input moved (no new writes, the same schemas and
     generations) runs no model or test (cdclake/unchanged_inputs.py) and leaves every output
     as it was."""
-    from cdclake import dbt
+    from cdclake import unchanged_inputs
 
-    result = dbt.invoke_result(BUILD, project_dir=project)
+    result = unchanged_inputs.invoke(BUILD, project)
     assert result.success
     assert [r.node.name for r in result.result.results if r.node.resource_type in ("model", "test", "seed")] == []
     assert comparable_outputs(spark, batches) == outputs

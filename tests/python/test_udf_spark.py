@@ -17,7 +17,7 @@ from python_udfs.tokens import token_of_partition_key
 SQL_FUNCTIONS = [
     "cdc_token_of_partition_key", "cdc_murmur3_token", "cdc_shard_of", "cdc_stream_id", "cdc_stream_id_token",
     "cdc_stream_id_vnode_index", "cdc_stream_id_version", "cdc_find_first_token_for_shard", "cdc_timeuuid",
-    "cdc_timeuuid_micros", "cdc_clustering_sort_key",
+    "cdc_timeuuid_micros", "cdc_time_us", "cdc_clustering_sort_key",
 ]
 
 
