@@ -58,6 +58,8 @@ def print_build_summary(spark, result=None, args: list[str] = ()) -> None:
         refused = spark.table("cdc_lake.cdc_load_refusals").count()
         if refused:
             print(f"  refused at load: {refused} (cdc_lake.cdc_load_refusals; they never reached the inputs)")
+    if this_batch is None:          # no batch ran: the streams below would be the last batch's
+        return
     used = spark.sql(
         "select groups.generation_ts_ms, count(distinct groups.stream_id) as streams_used, "
         "max(generation.streams) as streams "
