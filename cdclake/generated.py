@@ -12,6 +12,7 @@ plain dbt users run it once, and again after a schema changes.
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -47,9 +48,15 @@ def point_dbt_at(project_dir: Path = PROJECT_DIR) -> Path:
 
 def write_udf_macros(folder: Path) -> None:
     """``UDF_MACROS`` of a generated folder, rewritten only when its text changed."""
+    write_if_changed(folder / UDF_MACROS, udf_macro_text())
+
+
+@functools.cache
+def udf_macro_text() -> str:
+    """The UDF macros' text, made once per process (some 0.5 s; every dbt command writes it)."""
     from cdclake.databricks_udfs import macro_text
 
-    write_if_changed(folder / UDF_MACROS, macro_text())
+    return macro_text()
 
 
 def write_if_changed(path: Path, text: str) -> bool:

@@ -69,16 +69,26 @@ def missing_inputs(spark, names=INPUT_TABLES) -> list[str]:
     return missing_tables(spark, [f"{INPUT_SCHEMA}.{name}" for name in names])
 
 
-def read_schema_records(spark) -> tuple[list[BaseTable], list[BaseColumn], list[BaseTypeField]]:
-    """The base-table schema records in the warehouse's ``cdc_input`` (empty lists without them)."""
+def read_schema_records(spark, warehouse: Path | None = None) -> tuple[list[BaseTable], list[BaseColumn],
+                                                                     list[BaseTypeField]]:
+    """The base-table schema records in the warehouse's ``cdc_input`` (empty lists without them).
+    ``warehouse``: read them from the files of that ``spark-warehouse`` folder instead of through
+    the session's catalog (a replay's session has a catalog of its own)."""
     from cdclake.schema_records import record_from_row
 
-    missing = missing_inputs(spark, ("base_tables", "base_columns", "base_types"))
+    missing = missing_inputs(spark, ("base_tables", "base_columns", "base_types")) if warehouse is None else ()
+
+    def frame(name):
+        if warehouse is None:
+            return None if f"{INPUT_SCHEMA}.{name}" in missing else spark.table(f"{INPUT_SCHEMA}.{name}")
+        folder = Path(warehouse) / f"{INPUT_SCHEMA}.db" / name
+        if not folder.is_dir():
+            return None
+        return spark.read.format("delta" if (folder / "_delta_log").is_dir() else "parquet").load(str(folder))
 
     def records(name, record_class):
-        if f"{INPUT_SCHEMA}.{name}" in missing:
-            return []
-        return [record_from_row(record_class, r.asDict()) for r in spark.table(f"{INPUT_SCHEMA}.{name}").collect()]
+        rows = frame(name)
+        return [] if rows is None else [record_from_row(record_class, r.asDict()) for r in rows.collect()]
 
     return records("base_tables", BaseTable), records("base_columns", BaseColumn), records("base_types", BaseTypeField)
 

@@ -17,7 +17,7 @@ from typing import Iterable
 import yaml
 
 from cdclake import consumer_models
-from cdclake.generated import generated_dir
+from cdclake.generated import generated_dir, write_if_changed
 from cdclake.log_columns import LogColumn, UnmappedTypeError, generated_model_meta, log_table_columns
 from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions, record_from_row
 
@@ -94,9 +94,7 @@ def _write_generated(out_dir: Path, files: dict[str, str], is_generated) -> None
         if is_generated(old) and old.name not in files:
             old.unlink()
     for file_name, text in files.items():
-        path = out_dir / file_name
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
+        write_if_changed(out_dir / file_name, text)
 
 
 def write_log_models_for_inputs(spark, project_dir: Path, *, example: bool) -> list[str] | None:

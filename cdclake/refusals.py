@@ -7,8 +7,6 @@ import re
 
 WHERE = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::(?P<column>\d+))?$")
 PROBLEM = re.compile(r"^(?P<where>.+?:\d+(?::\d+)?): (?P<reason>.*)$", re.DOTALL)
-LOAD_REFUSALS_COLUMNS = ["refused_at_us", "command", "file_name", "line_number", "column_number", "statement_text",
-                         "reason"]
 LOAD_REFUSALS_SPARK_SCHEMA = ("refused_at_us bigint, command string, file_name string, line_number int, "
                               "column_number int, statement_text string, reason string")
 
@@ -42,7 +40,7 @@ class Refusal(str):
 
 
 def refusal_rows(problems: list[str], command: str, refused_at_us: int) -> list[tuple]:
-    """The rows of ``cdc_input.load_refusals`` (LOAD_REFUSALS_COLUMNS) of a load's problems."""
+    """The rows of ``cdc_input.load_refusals`` (LOAD_REFUSALS_SPARK_SCHEMA) of a load's problems."""
     rows = []
     for problem in map(Refusal.of, problems):
         rows.append((refused_at_us, command, problem.file, problem.line, problem.column, problem.statement,

@@ -119,21 +119,10 @@ def replay_session(workspace: Path):
 
 def warehouse_schema(spark, warehouse: Path | None = None) -> tuple[list, list, list]:
     """The schema records (tables, columns, types) loaded into the warehouse ``warehouse`` (its
-    ``spark-warehouse`` folder; default: that of the target folder), read from their files: a
+    ``spark-warehouse`` folder; default: that of the target folder), read from its files: a
     replay's session has a catalog of its own. Empty lists without them."""
-    from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, record_from_row
-
     warehouse = Path(warehouse or os.environ.get("CDCLAKE_WAREHOUSE_DIR") or target_dir() / "spark-warehouse")
-
-    def records(name: str, record_class) -> list:
-        folder = warehouse / f"{inputs.INPUT_SCHEMA}.db" / name
-        if not folder.is_dir():
-            return []
-        table_format = "delta" if (folder / "_delta_log").is_dir() else "parquet"
-        return [record_from_row(record_class, row.asDict())
-                for row in spark.read.format(table_format).load(str(folder)).collect()]
-
-    return records("base_tables", BaseTable), records("base_columns", BaseColumn), records("base_types", BaseTypeField)
+    return inputs.read_schema_records(spark, warehouse)
 
 
 def claim_replay_workspace(workspace: Path) -> str:
