@@ -4,13 +4,13 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
-from cdclake.paths import target_dir
+from cdclake.settings import target_dir
 
 BENCH_DIR = target_dir() / "bench"
 
 
 def bench_session():
-    from cdclake.spark import create_session
+    from cdclake.session.spark import create_session
 
     return create_session(BENCH_DIR / "warehouse", app_name="cdclake-bench")
 

@@ -100,7 +100,7 @@ def workload_sql(writes: int, first: int = 0) -> str:
 
 
 def workload_atoms(spark, writes: int, first: int = 0):
-    from cdclake.mutations import ATOM_SPARK_SCHEMA
+    from cdclake.load.mutation_records import ATOM_SPARK_SCHEMA
 
     typed = [f"cast({name} as {spark_type}) as {name}"
              for name, spark_type in (field.split() for field in ATOM_SPARK_SCHEMA.split(", "))]
@@ -108,7 +108,7 @@ def workload_atoms(spark, writes: int, first: int = 0):
 
 
 def session(warehouse: Path):
-    from cdclake.spark import create_session
+    from cdclake.session.spark import create_session
 
     return create_session(warehouse, app_name="cdclake-bench-pipeline-step")
 
@@ -117,8 +117,9 @@ def load(warehouse: Path, writes: int) -> dict:
     """Schema tables from SCHEMA_CQL (the front door; `cdclake build` writes the log models),
     the generation, the atoms; then the copy job: read the atoms and write them back as another
     table (the baseline)."""
-    from cdclake import generation_tables, inputs
     from cdclake.cql.interpreter import run_script
+    from cdclake.generations import generation_tables
+    from cdclake.load import inputs
     from cdclake.replay import default_generations
 
     spark = session(warehouse)

@@ -10,7 +10,8 @@ import os
 
 from _common import bench_session, report, timed
 
-from cdclake.compiled_models import compiled_model_sql as compiled_model, point_inputs
+from cdclake.project.compiled_models import compiled_model_sql as compiled_model
+from cdclake.project.compiled_models import point_inputs
 
 NODES = int(os.environ.get("BENCH_GENERATION_NODES", 100))
 VNODES, SHARDS, IGNORE_MSB = 256, 64, 12
@@ -18,7 +19,7 @@ GENERATION_MS = 1_700_000_000_000
 
 
 def build(nodes: int, scalar: bool = False):
-    from cdclake import generations as g
+    from cdclake.generations import vnodes as g
 
     by_node = g.ring_tokens_by_node(nodes, VNODES, "bench ring")
     ring = sorted(t for node in by_node for t in node)
@@ -28,8 +29,8 @@ def build(nodes: int, scalar: bool = False):
 
 
 def main() -> None:
-    from cdclake import generation_tables
-    from cdclake.generation_tables import GenerationTables
+    from cdclake.generations import generation_tables
+    from cdclake.generations.generation_tables import GenerationTables
 
     seconds: dict[str, float] = {}
     with timed(seconds, "scalar slice"):

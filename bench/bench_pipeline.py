@@ -47,8 +47,8 @@ STEPS = Path(__file__).with_name("_pipeline_steps.py")
 
 def scratch_project(folder: Path) -> Path:
     """A copy of the dbt project (without generated models) and its profiles, for a warehouse's builds."""
-    from cdclake.paths import PROFILES_DIR
     from cdclake.replay import prepare_scratch_project
+    from cdclake.settings import PROFILES_DIR
 
     project = prepare_scratch_project(folder)
     shutil.rmtree(project / "profiles", ignore_errors=True)

@@ -13,7 +13,8 @@ import random
 
 from _common import bench_session, report, timed
 
-from cdclake.compiled_models import compiled_model_sql as compiled_model, point_inputs
+from cdclake.project.compiled_models import compiled_model_sql as compiled_model
+from cdclake.project.compiled_models import point_inputs
 
 TOKENS = int(os.environ.get("BENCH_JOIN_TOKENS", 200_000))
 RANGE_COUNTS = (256, 65_536)

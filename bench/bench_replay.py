@@ -6,7 +6,7 @@ table and reads it back (what any replay pays before dbt starts).
     python bench_replay.py [RUNS]        (default 2: each figure is the fastest of RUNS)
 
 Prints the seconds of the first replay on the machine (its JVM writes the class archive later
-replays map, cdclake/jvm_archive.py: the benchmark deletes the archive first), of the baseline,
+replays map, cdclake/session/jvm_archive.py: the benchmark deletes the archive first), of the baseline,
 of a replay and of a replay with --self-checks, and the replay against issue 11's target (30 s).
 """
 from __future__ import annotations
@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from _common import report
-from cdclake import jvm_archive
+
+from cdclake.session import jvm_archive
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 TARGET_S = 30.0
@@ -32,7 +33,7 @@ INSERT INTO ks.t (pk, ck, v) VALUES (1, 2, 'x');
 # the replay's own session (cdclake/replay.py: replay_session), one table written and read
 BASELINE = """
 import os
-from cdclake.paths import target_dir
+from cdclake.settings import target_dir
 from cdclake.replay import replay_session
 spark = replay_session(target_dir() / "replay")
 spark.sql("create database if not exists bench_baseline")

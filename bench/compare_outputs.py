@@ -28,7 +28,7 @@ SKIPPED_SCHEMAS = {"cdc_input", "cdc_staging", "cdc_intermediate", "cdc_input_pr
 def digests(warehouse: Path) -> dict[str, list]:
     """{schema.table: [rows, sha256 of the sorted rows]} of every output table or view of the
     warehouse (run in a process of its own: a Derby metastore takes one process at a time)."""
-    from cdclake.spark import create_session
+    from cdclake.session.spark import create_session
 
     spark = create_session(warehouse, app_name="cdclake-compare-outputs")
     found = {}

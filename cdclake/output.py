@@ -10,51 +10,6 @@ from typing import Any, Iterable, Mapping
 
 from python_udfs.cql_types import UDT, UdtRegistry, parse_cql_type, udt_fields
 
-# The hidden value column of a dense COMPACT STORAGE table with only key columns has this type;
-# the log has no column for it (docs/scylla/log.md §2.2), though its cell's TTL is cdc$ttl.
-NOT_LOGGED_TYPE = "empty"
-LOG_METADATA_TYPES = {
-    "cdc$stream_id": "blob",
-    "cdc$time": "timeuuid",
-    "cdc$batch_seq_no": "int",
-    "cdc$operation": "tinyint",
-    "cdc$ttl": "bigint",
-    "cdc$end_of_batch": "boolean",
-}
-
-
-def log_column_types(base_columns: Iterable[Mapping], udts: UdtRegistry | None = None) -> dict[str, str]:
-    """Log column name -> CQL type of the log column (docs/scylla/log.md §2.2)."""
-    types = dict(LOG_METADATA_TYPES)
-    for c in base_columns:
-        name, parsed = c["column_name"], parse_cql_type(c["cql_type"])
-        if parsed.name == NOT_LOGGED_TYPE:
-            continue
-        if parsed.name == UDT and not parsed.frozen and parsed.udt_name in (udts or {}):
-            types[name] = f"frozen<{parsed}>"
-            types[f"cdc$deleted_elements_{name}"] = "frozen<set<smallint>>"
-        elif parsed.is_collection and not parsed.frozen:
-            key = str(parsed.params[0])
-            if parsed.name == "list":
-                types[name] = f"frozen<map<timeuuid, {key}>>"
-                types[f"cdc$deleted_elements_{name}"] = "frozen<set<timeuuid>>"
-            else:
-                types[name] = f"frozen<{parsed}>"
-                types[f"cdc$deleted_elements_{name}"] = f"frozen<set<{key}>>"
-        else:
-            types[name] = str(parsed)
-        if c["kind"] in ("static", "regular"):
-            types[f"cdc$deleted_{name}"] = "boolean"
-    return types
-
-
-def log_select_order(names: list[str]) -> list[str]:
-    """A log table's columns in ScyllaDB's order (``SELECT *``, DESCRIBE): its partition key
-    ``cdc$stream_id``, its clustering key ``cdc$time``, ``cdc$batch_seq_no``, then every other
-    column by name (UTF-8 bytes)."""
-    keys = ["cdc$stream_id", "cdc$time", "cdc$batch_seq_no"]
-    return keys + sorted((n for n in names if n not in keys), key=lambda n: n.encode("utf-8"))
-
 
 def cql_order_key(value: Any, cql_type: str) -> Any:
     """Sort key that orders values as CQL orders them (timeuuids by their time first)."""

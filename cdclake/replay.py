@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import shutil
 import sys
 import time
@@ -17,21 +16,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdclake import dbt, generation_tables, inputs, log_models, output, parse_state
-from cdclake.generated import generated_dir, write_udf_macros
-from cdclake.generation_tables import GenerationTables
-from cdclake.input_problems import input_problems
-from cdclake.log_columns import keyspace_user_types
-from cdclake.project_files import PROJECT_PARTS
-from cdclake.paths import PROJECT_DIR, target_dir
-from cdclake.target_lock import hold
+from cdclake import output, settings
+from cdclake.generations import generation_tables
+from cdclake.generations.generation_tables import GenerationTables
+from cdclake.load import inputs
+from cdclake.logschema import keyspace_user_types, log_column_types
+from cdclake.project import dbt, log_models, parse_state
+from cdclake.project.generated import generated_dir, write_udf_macros
+from cdclake.project.input_problems import input_problems
+from cdclake.project.project_files import PROJECT_PARTS
+from cdclake.session.target_lock import hold
+from cdclake.settings import PROJECT_DIR, target_dir
 
 log = logging.getLogger("cdclake")
 
 # what a replay reads back (the log tables, the rejected writes, the audit), with what they are
 # built from. The input checks test what cdclake wrote there, so they run with the self-checks,
 # as in every build: the schemas and the log models come from the CQL front door, which refused
-# what ScyllaDB refuses, and the default generations from cdclake/generations.py (the base-schema
+# what ScyllaDB refuses, and the default generations from cdclake/generations/vnodes.py (the base-schema
 # check held a three-statement replay's critical path, some 4 s, the generations' check a core
 # beside it). Generations a user gives (--generations) are checked (USER_INPUT_CHECK): a bad row
 # stops the build, named.
@@ -63,7 +65,7 @@ def now_micros() -> int:
 
 def prepare_scratch_project(scratch: Path) -> Path:
     """A copy of the dbt project with no generated models under ``scratch/project``, and dbt's
-    partial-parse state of that copy (cdclake/parse_state.py): a build that then writes its log
+    partial-parse state of that copy (cdclake/project/parse_state.py): a build that then writes its log
     models has dbt parse only those. The state of an earlier build there goes: its log models and
     exposures are not this one's, and dbt 1.11 fails on exposures whose models vanished."""
     project = scratch / "project"
@@ -90,7 +92,7 @@ def prepare_scratch_project(scratch: Path) -> Path:
 
 def default_generations(now_us: int) -> GenerationTables:
     """One node, 256 vnodes, 2 shards, ignore_msb 12, operating since an hour before ``now``."""
-    from cdclake.generations import default_single_node_generation
+    from cdclake.generations.vnodes import default_single_node_generation
 
     generation_ts_ms = now_us // 1000 - DEFAULT_GENERATION_AGE_MS
     return GenerationTables.from_entries([(generation_ts_ms, default_single_node_generation(generation_ts_ms))])
@@ -106,10 +108,10 @@ def replay_session(workspace: Path):
     optimizing compiler (C2) took a core for code that never paid back, 3-4 s of a 30 s replay.
     Its code cache is 512 MB: C1's code filled the default one on a long script, and the JVM
     stopped compiling (the test suite's 78-table replay: 304 s, 243 s with the larger cache).
-    Like every cdclake command's, it maps the machine's class archive (cdclake/jvm_archive.py),
+    Like every cdclake command's, it maps the machine's class archive (cdclake/session/jvm_archive.py),
     or writes one. It plans for a few rows (SMALL_DATA_CONF) from the start, the writing of the
     inputs included."""
-    from cdclake.spark import SMALL_DATA_CONF, create_session
+    from cdclake.session.spark import SMALL_DATA_CONF, create_session
 
     claim_replay_workspace(workspace)    # with a session in this process, create_session returns it
     return create_session(workspace / "warehouse", app_name="cdclake-replay",
@@ -121,7 +123,7 @@ def warehouse_schema(spark, warehouse: Path | None = None) -> tuple[list, list, 
     """The schema records (tables, columns, types) loaded into the warehouse ``warehouse`` (its
     ``spark-warehouse`` folder; default: that of the target folder), read from its files: a
     replay's session has a catalog of its own. Empty lists without them."""
-    warehouse = Path(warehouse or os.environ.get("CDCLAKE_WAREHOUSE_DIR") or target_dir() / "spark-warehouse")
+    warehouse = Path(warehouse or settings.current().warehouse_dir or target_dir() / "spark-warehouse")
     return inputs.read_schema_records(spark, warehouse)
 
 
@@ -135,8 +137,8 @@ def claim_replay_workspace(workspace: Path) -> str:
 
     if SparkSession.getActiveSession() is None:
         hold(workspace / "warehouse")
-        os.environ.setdefault("CDCLAKE_TABLE_FORMAT", "parquet")
-    return os.environ.get("CDCLAKE_TABLE_FORMAT", "parquet")
+        settings.set_table_format("parquet", overwrite=False)
+    return settings.table_format()
 
 
 def parse_replay_project(workspace: Path, script_result) -> tuple[Path, list[str], object]:
@@ -174,7 +176,7 @@ def _log_table_rows(spark, table: str, column_types: dict[str, str], udts: dict)
 def _consumer_table_rows(spark, log_tables: list[str]) -> dict[str, list[dict]]:
     """The rows of the consumer tables of the replayed log tables (``ks.t_state``, ``_history``,
     ``_changes``), as Python values."""
-    from cdclake.consumer_models import KINDS
+    from cdclake.project.consumer_models import KINDS
 
     states = {}
     for table in log_tables:
@@ -232,7 +234,7 @@ def replay_records(
     ``dbt build`` the whole project, every data test included (the round trip, the audit's
     sums); without them, only the models a replay reads back and the check of ``generations``
     when given (build_args)."""
-    from cdclake.spark import small_data, start_python_worker
+    from cdclake.session.spark import small_data, start_python_worker
 
     workspace = workspace or target_dir() / "replay"
     table_format = claim_replay_workspace(workspace)
@@ -279,7 +281,7 @@ def replay_records(
         keyspace, name = table.split(".", 1)
         base = name[: -len("_scylla_cdc_log")]
         udts = keyspace_user_types(script_result.types, keyspace)
-        types = output.log_column_types(columns_by_table.get((keyspace, base), []), udts)
+        types = log_column_types(columns_by_table.get((keyspace, base), []), udts)
         columns, rows = _log_table_rows(spark, table, types, udts)
         result.log_columns[table] = columns
         result.log_column_types[table] = {name: types.get(name) for name in columns}

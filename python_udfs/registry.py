@@ -1,5 +1,5 @@
-"""Every SQL function of the embedded session, in one place: what cdclake/spark.py registers
-and what cdclake/databricks_udfs.py turns into Unity Catalog functions."""
+"""Every SQL function of the embedded session, in one place: what cdclake/session/spark.py registers
+and what cdclake/project/databricks_udfs.py turns into Unity Catalog functions."""
 from __future__ import annotations
 
 from typing import Callable

@@ -1,6 +1,6 @@
 """Batch functions into a Spark session as Arrow pandas UDFs (the only python_udfs module that
 imports PySpark besides baseline.py: the modules the SQL functions need must not, see
-cdclake/databricks_udfs.py)."""
+cdclake/project/databricks_udfs.py)."""
 from __future__ import annotations
 
 from typing import Callable, Mapping

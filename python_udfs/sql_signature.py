@@ -3,7 +3,7 @@
 A SQL function is a plain pandas batch function: each argument is a ``pd.Series`` annotated
 with its SQL type (``token: Bigint``), and ``@returns("int")`` gives the SQL result type. The
 local session wraps it as an Arrow pandas UDF (spark_registration.py); the Databricks generator
-(cdclake/databricks_udfs.py) reads the same signature to write a Unity Catalog function.
+(cdclake/project/databricks_udfs.py) reads the same signature to write a Unity Catalog function.
 """
 from __future__ import annotations
 

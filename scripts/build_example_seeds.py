@@ -20,13 +20,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from cdclake.cql.interpreter import run_script  # noqa: E402
-from cdclake.generations import (  # noqa: E402
+from cdclake.generations.vnodes import (  # noqa: E402
     deterministic_random_source, generation_stream_rows, make_generation, ring_tokens_by_node,
     sharding_info_by_owner,
 )
-from cdclake.inputs import GENERATION_STREAMS_COLUMNS  # noqa: E402
-from cdclake.mutations import ATOM_COLUMNS, CELL, Atom  # noqa: E402
-from cdclake.schema_records import BASE_COLUMN_COLUMNS, BASE_TABLE_COLUMNS, BASE_TYPE_COLUMNS  # noqa: E402
+from cdclake.load.inputs import GENERATION_STREAMS_COLUMNS  # noqa: E402
+from cdclake.load.mutation_records import ATOM_COLUMNS, CELL, Atom  # noqa: E402
+from cdclake.load.schema_records import BASE_COLUMN_COLUMNS, BASE_TABLE_COLUMNS, BASE_TYPE_COLUMNS  # noqa: E402
 
 EXAMPLE_SCRIPT = REPO / "examples" / "shop.cql"
 NOW_US = 1_700_000_000_000_000
@@ -76,7 +76,7 @@ def write_csv(seeds: Path, name: str, columns: list[str], rows: list[dict]) -> N
 
 def build(root: Path) -> None:
     """Write the seeds under ``root`` (the repository, or a test's copy); a build writes the log
-    models from them (cdclake/generated.py)."""
+    models from them (cdclake/project/generated.py)."""
     seeds = root / "seeds"
     seeds.mkdir(parents=True, exist_ok=True)
     atoms, tables, columns, types = example_atoms()

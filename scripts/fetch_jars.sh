@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Delta Lake's jars for the embedded Spark, as Delta users get them: from Maven Central, at the
 # version of the installed delta-spark pip package (io.delta:delta-spark_2.12, io.delta:delta-storage),
-# into jars/ (not committed). cdclake puts them on Spark's classpath (cdclake/spark.py).
+# into jars/ (not committed). cdclake puts them on Spark's classpath (cdclake/session/spark.py).
 #   scripts/fetch_jars.sh PYTHON
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from cdclake.paths import target_dir
+from cdclake.settings import target_dir
 
 # dbt commands that never touch the warehouse, so need no Spark session
 COMMANDS_WITHOUT_SPARK = {"clean", "deps", "init", "parse", "ls", "list", "docs serve"}
@@ -20,7 +20,7 @@ def print_build_summary(spark, result=None, args: list[str] = ()) -> None:
     build that ran no batch (no input moved since the last one: ``result``, dbt's, has no
     BATCH_MODEL) or whose batch found no new write says so; a full refresh (``args``) says that
     it replaced the batch history."""
-    from cdclake.warehouse import audit_totals, log_row_counts
+    from cdclake.session.warehouse import audit_totals, log_row_counts
 
     batches = spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()
     batch_ran = result is None or BATCH_MODEL in {r.node.name for r in result.result.results}
@@ -84,8 +84,8 @@ def dbt_command(args: list[str]) -> str:
 def prepare_inputs(spark, project_dir, command: str, *, example: bool) -> str | None:
     """Before dbt parses: the log models of the schemas the build reads (log_models.py). A build
     or run needs inputs: without them (nor the example chosen), the reason to stop."""
-    from cdclake.inputs import missing_inputs
-    from cdclake.log_models import write_log_models_for_inputs
+    from cdclake.load.inputs import missing_inputs
+    from cdclake.project.log_models import write_log_models_for_inputs
 
     write_log_models_for_inputs(spark, project_dir, example=example)
     if command not in COMMANDS_WITH_SUMMARY or example:
@@ -99,19 +99,21 @@ def prepare_inputs(spark, project_dir, command: str, *, example: bool) -> str | 
 
 def run_dbt(args: list[str]) -> int:
     """Run a dbt command in this process on the session it needs; its exit status."""
-    from cdclake import dbt, unchanged_inputs
+    from cdclake.project import dbt, unchanged_inputs
 
     command = dbt_command(args)
-    if "--help" in args or "-h" in args:          # dbt's help: no session, no inputs
-        return 0 if dbt.invoke_result(args).success else 1
+    if "--help" in args or "-h" in args:          # dbt's help: no session, no inputs, no project
+        from dbt.cli.main import dbtRunner
+
+        return 0 if dbtRunner().invoke(args).success else 1
     spark = None
     target = dbt.target_name(args)
     if command not in COMMANDS_WITHOUT_SPARK and target == dbt.EMBEDDED_TARGET:
-        from cdclake.spark import create_session
+        from cdclake.session.spark import create_session
 
         spark = create_session(target_dir())
     elif command not in COMMANDS_WITHOUT_SPARK and target == "thrift":  # `cdclake serve` owns the session
-        from cdclake.serve import adopt_server_table_format
+        from cdclake.session.thrift import adopt_server_table_format
 
         adopt_server_table_format()
     if spark is not None:
@@ -120,14 +122,14 @@ def run_dbt(args: list[str]) -> int:
         if problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2
-        from cdclake.inputs import input_atoms
-        from cdclake.spark import plan_for_input_size
+        from cdclake.load.inputs import input_atoms
+        from cdclake.session.spark import plan_for_input_size
 
         plan_for_input_size(spark, input_atoms(spark, dbt.project_dir_of(args), example=example))
     # a build on the embedded session leaves out the nodes whose inputs have not changed
     project_dir = dbt.project_dir_of(args)
     if spark is not None and command in COMMANDS_WITH_SUMMARY:
-        from cdclake.progress import ModelRowCounts, spark_row_counter
+        from cdclake.project.progress import ModelRowCounts, spark_row_counter
 
         with ModelRowCounts(spark_row_counter(spark)) as row_counts:
             result = unchanged_inputs.invoke(args, project_dir, callbacks=[row_counts])
@@ -136,27 +138,12 @@ def run_dbt(args: list[str]) -> int:
     if result.success and spark is not None and command in COMMANDS_WITH_SUMMARY:
         print_build_summary(spark, result, args)
     if not result.success and spark is not None:
-        from cdclake.input_problems import print_input_problems
+        from cdclake.project.input_problems import print_input_problems
 
         print_input_problems(spark, result, sys.stderr)
     return 0 if result.success else 1
 
 
-def generate_main(argv: list[str]) -> int:
-    """``cdclake generate``: the project's generated folder (cdclake/generated.py) for the
-    warehouse's schemas: the UDF macros, and the log and consumer table models."""
-    if argv:
-        asked = argv[0] in ("-h", "--help")
-        print("usage: cdclake generate\n\n" + generate_main.__doc__, file=sys.stdout if asked else sys.stderr)
-        return 0 if asked else 2
-    from cdclake.generated import point_dbt_at
-    from cdclake.log_models import write_log_models_for_inputs
-    from cdclake.paths import PROJECT_DIR
-    from cdclake.spark import create_session
-
-    folder = point_dbt_at()
-    spark = create_session(target_dir())
-    tables = write_log_models_for_inputs(spark, PROJECT_DIR, example=False)
-    print(f"{folder}: the UDF macros" + (f" and the models of {len(tables)} log tables" if tables else
-                                         " (no schemas loaded: no log table models)"))
-    return 0
+def run(args) -> int:
+    """The dbt command of a parsed command line, with its arguments as given (dbt parses them)."""
+    return run_dbt([args.command, *args.dbt_args])

@@ -20,13 +20,22 @@ from cdclake.cql import ast
 from cdclake.cql import types as t
 from cdclake.cql.cdc_options import CdcOptions, parse_cdc_options
 from cdclake.cql.errors import (
-    CqlAlreadyExistsError, CqlConfigurationError, CqlRequestError, CqlUnsupportedError,
+    CqlAlreadyExistsError,
+    CqlConfigurationError,
+    CqlRequestError,
+    CqlUnsupportedError,
 )
 from cdclake.cql.table_schema import (
-    Column, Table, build_table, check_non_frozen_udt, parse_default_ttl, table_with_renamed_keys, table_with_ttl_column,
+    Column,
+    Table,
+    build_table,
+    check_non_frozen_udt,
+    parse_default_ttl,
+    table_with_renamed_keys,
+    table_with_ttl_column,
     table_without_columns,
 )
-from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField
+from cdclake.load.schema_records import BaseColumn, BaseTable, BaseTypeField
 
 CDC_LOG_SUFFIX = "_scylla_cdc_log"
 NAME_LENGTH = 48

@@ -15,7 +15,7 @@ from typing import Optional
 
 from cdclake.cql.table_schema import EMPTY, Table
 from cdclake.cql.token_stream import RESERVED_KEYWORDS
-from cdclake.output import log_column_types, log_select_order
+from cdclake.logschema import log_column_types, log_select_order
 
 _UNQUOTED = re.compile(r"[a-z][a-z0-9_]*\Z")
 

@@ -20,15 +20,15 @@ from cdclake.cql import ast, lwt, row_ttl
 from cdclake.cql.catalog import CDC_LOG_SUFFIX, Catalog
 from cdclake.cql.describe import describe_log_table, describe_table
 from cdclake.cql.errors import CqlRequestError, CqlUnsupportedError
+from cdclake.cql.lwt import is_conditional_request
 from cdclake.cql.mutation_builder import MutationBuilder
 from cdclake.cql.mutations import plan_delete, plan_insert, plan_update, using_timestamp, write_attributes
-from cdclake.cql.lwt import is_conditional_request
 from cdclake.cql.parser import parse_script
-from cdclake.cql.values import to_json
-from cdclake.mutations import ORIGIN_TTL_EXPIRY, Atom
 from cdclake.cql.table_schema import Table
 from cdclake.cql.table_state import EarlierWrites, TableState
-from cdclake.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions
+from cdclake.cql.values import to_json
+from cdclake.load.mutation_records import ORIGIN_TTL_EXPIRY, Atom
+from cdclake.load.schema_records import BaseColumn, BaseTable, BaseTypeField, latest_versions
 
 
 @dataclass(frozen=True)

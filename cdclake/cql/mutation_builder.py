@@ -23,13 +23,20 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from cdclake.cql import types as t
-from cdclake.cql.table_schema import Column, Table
-from cdclake.cql.restrictions import ClusteringRange
-from cdclake.cql.udf_adapter import bound_name, clustering_key, serialize, value_key
 from cdclake.cql.errors import CqlUnsupportedError
+from cdclake.cql.restrictions import ClusteringRange
+from cdclake.cql.table_schema import Column, Table
+from cdclake.cql.udf_adapter import bound_name, clustering_key, serialize, value_key
 from cdclake.cql.values import to_json
-from cdclake.mutations import (CELL, COLLECTION_TOMBSTONE, PARTITION_TOMBSTONE, RANGE_TOMBSTONE, ROW_MARKER,
-                               ROW_TOMBSTONE, Atom)
+from cdclake.load.mutation_records import (
+    CELL,
+    COLLECTION_TOMBSTONE,
+    PARTITION_TOMBSTONE,
+    RANGE_TOMBSTONE,
+    ROW_MARKER,
+    ROW_TOMBSTONE,
+    Atom,
+)
 
 
 @dataclass(frozen=True)

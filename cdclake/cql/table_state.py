@@ -16,15 +16,21 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol
 
-from python_udfs.cql_values import loads_json
-
 from cdclake.cql import types as t
-from cdclake.cql.table_schema import Column, Table
 from cdclake.cql.mutation_builder import element_key_type
+from cdclake.cql.table_schema import Column, Table
 from cdclake.cql.udf_adapter import bound_name, clustering_key, value_key
 from cdclake.cql.values import to_json
-from cdclake.mutations import (CELL, COLLECTION_TOMBSTONE, PARTITION_TOMBSTONE, RANGE_TOMBSTONE, ROW_MARKER,
-                               ROW_TOMBSTONE, Atom)
+from cdclake.load.mutation_records import (
+    CELL,
+    COLLECTION_TOMBSTONE,
+    PARTITION_TOMBSTONE,
+    RANGE_TOMBSTONE,
+    ROW_MARKER,
+    ROW_TOMBSTONE,
+    Atom,
+)
+from python_udfs.cql_values import loads_json
 
 
 @dataclass

@@ -3,12 +3,8 @@ its generations on a time line, the latest generation's token ring, the hot stre
 rejected writes over time."""
 from __future__ import annotations
 
-import argparse
-import sys
 from html import escape
 from pathlib import Path
-
-from cdclake.paths import target_dir
 
 STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; background: #f4f6f9;
@@ -66,22 +62,3 @@ def build_report(spark, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")
     return out
-
-
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="cdclake report", description=__doc__)
-    parser.add_argument("--out", type=Path, default=target_dir() / "report" / "index.html",
-                        help="where to write the page (default: target/report/index.html)")
-    args = parser.parse_args(argv)
-
-    from cdclake.report.data import MissingTablesError
-    from cdclake.spark import create_session
-
-    spark = create_session(target_dir())
-    try:
-        out = build_report(spark, args.out)
-    except MissingTablesError as e:
-        print(f"cdclake report: {e}", file=sys.stderr)
-        return 2
-    print(f"report written to {out}")
-    return 0

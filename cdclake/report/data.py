@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cdclake.warehouse import audit_totals, missing_tables
+from cdclake.session.warehouse import audit_totals, missing_tables
 
 REQUIRED_TABLES = (
     "cdc_input.base_mutations",

@@ -29,15 +29,14 @@
 {%- endmacro %}
 
 
-{% macro cdc_last_processed_write_id() -%}
-    {#- The last write id earlier builds processed (`int_build_batch`), as a number for a
-        filter on the log (`cdc_log_written_after`), or none: a full build, or no write before. -#}
-    {#- the ref outside the branch: dbt sees it when it parses -#}
-    {%- set batch = ref('int_build_batch') -%}
+{% macro cdc_last_processed_write_id(build_batch) -%}
+    {#- The last write id earlier builds processed (`build_batch`: `int_build_batch`), as a
+        number for a filter on the log (`cdc_log_written_after`), or none: a full build, or no
+        write before. -#}
     {%- if not execute -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set last = run_query('select last_processed_write_id from ' ~ batch).columns[0].values()[0] -%}
+    {%- set last = run_query('select last_processed_write_id from ' ~ build_batch).columns[0].values()[0] -%}
     {{ return(none if last is none else last | int) }}
 {%- endmacro %}
 
@@ -54,41 +53,40 @@
 {%- endmacro %}
 
 
-{% macro cdc_carried_state() -%}
+{% macro cdc_carried_state(batch_atoms, build_batch) -%}
     {#- The base-table state earlier builds carried (`int_base_state`), as keyed atoms: its rows
-        from writes of earlier batches (read after this build merged its batch in, as a later
-        `dbt test` does, the keys the batch won are missing: the batch's own atoms decide them);
-        empty on the first build and with --full-refresh. -#}
-    {#- both refs outside the branches: dbt sees them when it parses (no relation then) -#}
-    {%- set keyed_atoms = ref('int_batch_atoms') -%}
-    {%- set batch = ref('int_build_batch') -%}
+        from writes of earlier batches (`build_batch`: `int_build_batch`; read after this build
+        merged its batch in, as a later `dbt test` does, the keys the batch won are missing: the
+        batch's own atoms decide them); on the first build and with --full-refresh none of
+        `batch_atoms` (a relation in the state's columns). -#}
     {%- set relation = cdc_existing_relation('cdc_intermediate', 'int_base_state') -%}
     {%- if relation is none -%}
-        (select {{ cdc_state_columns() | join(', ') }} from {{ keyed_atoms }} where false)
+        (select {{ cdc_state_columns() | join(', ') }} from {{ batch_atoms }} where false)
     {%- else -%}
         (
             select {{ cdc_state_columns() | join(', ') }} from {{ relation }}
-            where write_id <= (select last_processed_write_id from {{ batch }})
+            where write_id <= (select last_processed_write_id from {{ build_batch }})
         )
     {%- endif -%}
 {%- endmacro %}
 
 
-{% macro cdc_batch_state_atoms() -%}
-    {#- A subquery of the batch's accepted atoms in the carried state's columns: what images,
+{% macro cdc_batch_state_atoms(batch_atoms) -%}
+    {#- A subquery of the batch's accepted atoms (`batch_atoms`: `int_batch_atoms`) in the carried
+        state's columns: what images,
         the carried state and the round trip add to the state; a range tombstone once (its
         start-bound piece carries both bounds). -#}
     (
         select {{ cdc_state_columns() | join(', ') }}
-        from {{ ref('int_batch_atoms') }} as keyed
+        from {{ batch_atoms }} as keyed
         where keyed.write_status = 'accepted' and (keyed.bound_side is null or keyed.bound_side = 'start')
     )
 {%- endmacro %}
 
 
-{% macro cdc_batch_and_carried_atoms(batch_atoms) -%}
+{% macro cdc_batch_and_carried_atoms(batch_atoms, build_batch) -%}
     {#- A subquery of the atoms of `batch_atoms` (a relation in the carried state's columns) and
-        the carried state of the partitions they write, with `is_carried`: the state a batch's
+        the carried state (`cdc_carried_state`) of the partitions they write, with `is_carried`: the state a batch's
         images and its round trip start from (elsewhere the state does not change). -#}
     (
         select
@@ -101,7 +99,7 @@
         select
             carried.*,
             true as is_carried
-        from {{ cdc_carried_state() }} as carried
+        from {{ cdc_carried_state(batch_atoms, build_batch) }} as carried
         left semi join {{ batch_atoms }} as batch
             on
                 carried.keyspace_name = batch.keyspace_name
@@ -111,9 +109,10 @@
 {%- endmacro %}
 
 
-{% macro cdc_batch_writes() -%}
+{% macro cdc_batch_writes(batch_atoms) -%}
     {#- A subquery of the batch's writes, one row each (the atoms without a write id: one write),
-        with their verdict, from int_batch_atoms (where each piece carries its write's). -#}
+        with their verdict, from `batch_atoms` (`int_batch_atoms`, where each piece carries its
+        write's). -#}
     (
         select distinct
             write_id,
@@ -130,16 +129,17 @@
             write_column_name as column_name,
             write_change_ts as change_ts,
             write_change_groups as change_groups
-        from {{ ref('int_batch_atoms') }}
+        from {{ batch_atoms }}
     )
 {%- endmacro %}
 
 
-{% macro cdc_batch_log_rows() -%}
-    {#- A subquery of the log rows (`cdc_log`, one row per log row: its metadata columns, write id
-        and change timestamp) of the batch's writes. The batch's writes come after those processed
-        before (`cdc_last_processed_write_id`): Spark reads only the row groups of later writes. -#}
-    {%- set last_processed = cdc_last_processed_write_id() -%}
+{% macro cdc_batch_log_rows(log, batch_atoms, build_batch) -%}
+    {#- A subquery of the log rows (of `log`, `int_log_written`: one row per log row, its metadata
+        columns, write id and change timestamp) of the batch's writes (`batch_atoms`). They come
+        after those processed before (`cdc_last_processed_write_id` of `build_batch`): Spark reads
+        only the row groups of later writes. -#}
+    {%- set last_processed = cdc_last_processed_write_id(build_batch) -%}
     (
         select distinct
             log.keyspace_name,
@@ -152,8 +152,8 @@
             log.`cdc$end_of_batch`,
             log.write_id,
             log.change_timestamp
-        from {{ ref('cdc_log') }} as log
-        left semi join {{ ref('int_batch_atoms') }} as batch_writes
+        from {{ log }} as log
+        left semi join {{ batch_atoms }} as batch_writes
             on log.write_id = batch_writes.write_id
         where {{ cdc_log_written_after('log', last_processed) }}
     )

@@ -1,16 +1,16 @@
 {#- What the log replay (int_log_replay_facts, the log round-trip test) reads. -#}
 
-{% macro cdc_replayable_tables() -%}
-    {#- A subquery of the newest schema version of each table whose log carries values in every
-        schema version that logs (not `delta: keys`). -#}
+{% macro cdc_replayable_tables(tables_described) -%}
+    {#- A subquery of the newest schema version (of `tables_described`: `int_base_tables_described`)
+        of each table whose log carries values in every schema version that logs (not `delta: keys`). -#}
     (
         select tables.*
-        from {{ ref('int_base_tables_described') }} as tables
+        from {{ tables_described }} as tables
         left anti join (
             select
                 keyspace_name,
                 table_name
-            from {{ ref('int_base_tables_described') }}
+            from {{ tables_described }}
             where cdc_enabled and cdc_delta = 'keys'
         ) as keys_only
             on tables.keyspace_name = keys_only.keyspace_name and tables.table_name = keys_only.table_name
@@ -19,8 +19,9 @@
 {%- endmacro %}
 
 
-{% macro cdc_newest_base_columns() -%}
-    {#- A subquery of each base column as its table's newest schema version has it. -#}
+{% macro cdc_newest_base_columns(columns_described) -%}
+    {#- A subquery of each base column (of `columns_described`: `int_base_columns_described`) as
+        its table's newest schema version has it. -#}
     (
         select * from (
             select
@@ -28,40 +29,41 @@
                 row_number() over (
                     partition by keyspace_name, table_name, column_name order by schema_version desc
                 ) as newest_first
-            from {{ ref('int_base_columns_described') }}
+            from {{ columns_described }}
         ) as versions
         where newest_first = 1
     )
 {%- endmacro %}
 
 
-{% macro cdc_replay_as_of_us() -%}
+{% macro cdc_replay_as_of_us(facts) -%}
     {#- The time the replayed state is taken at (µs): dbt var `as_of_us`, by default the newest
-        change in the log (of any table). -#}
+        change in the log (of any table: the newest of `facts`, `int_log_replay_facts`). -#}
     {%- set as_of_us = var('as_of_us', none) -%}
     {%- if as_of_us is none -%}
-        (select coalesce(max(ts), 0) from {{ ref('int_log_replay_facts') }})
+        (select coalesce(max(ts), 0) from {{ facts }})
     {%- else -%}
         cast({{ as_of_us }} as bigint)
     {%- endif -%}
 {%- endmacro %}
 
 
-{% macro cdc_imported_log_tables() -%}
-    {#- A subquery of the tables (keyspace_name, table_name) with a log loaded by `cdclake load log`. -#}
+{% macro cdc_imported_log_tables(imported_log) -%}
+    {#- A subquery of the tables (keyspace_name, table_name) with a log loaded by `cdclake load log`
+        (`imported_log`: `stg_cdc_input__imported_log`). -#}
     (
         select distinct
             keyspace_name,
             table_name
-        from {{ ref('stg_cdc_input__imported_log') }}
+        from {{ imported_log }}
     )
 {%- endmacro %}
 
 
-{% macro cdc_replayed_log(produced_log) -%}
+{% macro cdc_replayed_log(produced_log, imported_log) -%}
     {#- A subquery of the log the consumer tables replay, shaped like `cdc_log`: for a table with
-        a log loaded by `cdclake load log`, that log (its rows without a write id); for the
-        others, `produced_log` (`cdc_log` rows). -#}
+        a log loaded by `cdclake load log` (`imported_log`: `stg_cdc_input__imported_log`), that
+        log (its rows without a write id); for the others, `produced_log` (`int_log_written` rows). -#}
     {%- set columns = ['keyspace_name', 'table_name', '`cdc$stream_id`', '`cdc$time`', '`cdc$batch_seq_no`',
                        '`cdc$operation`', '`cdc$ttl`', '`cdc$end_of_batch`', 'column_name', 'value'] -%}
     (
@@ -71,7 +73,7 @@
             {%- endfor %}
             produced.write_id
         from {{ produced_log }} as produced
-        left anti join {{ cdc_imported_log_tables() }} as imported_tables
+        left anti join {{ cdc_imported_log_tables(imported_log) }} as imported_tables
             on
                 produced.keyspace_name = imported_tables.keyspace_name
                 and produced.table_name = imported_tables.table_name
@@ -81,7 +83,7 @@
             imported.{{ column }},
             {%- endfor %}
             cast(null as bigint) as write_id
-        from {{ ref('stg_cdc_input__imported_log') }} as imported
+        from {{ imported_log }} as imported
     )
 {%- endmacro %}
 
@@ -93,13 +95,14 @@
 {%- endmacro %}
 
 
-{% macro cdc_refuse_switched_log_sources() -%}
+{% macro cdc_refuse_switched_log_sources(imported_log) -%}
     {#- Stops a build that appends to `int_log_replay_facts` (the model selected, its table there,
         no full refresh) when a table whose facts came from the produced log now has an imported
         one: its facts must all be replaced (a full refresh). Called by `int_build_batch`, which
         every model of a batch follows, so that a build stops before it writes anything of the
-        batch, and by the facts model, for a build that selects it without the batch. -#}
-    {%- set imported_tables = cdc_imported_log_tables() -%}
+        batch, and by the facts model, for a build that selects it without the batch.
+        `imported_log`: `stg_cdc_input__imported_log`. -#}
+    {%- set imported_tables = cdc_imported_log_tables(imported_log) -%}
     {%- if not execute or 'model.' ~ project_name ~ '.int_log_replay_facts' not in selected_resources -%}
         {{ return(none) }}
     {%- endif -%}

@@ -1,9 +1,10 @@
-{% macro cdc_image_columns() -%}
-    {#- A subquery of the static and regular columns of each schema version that the log has:
+{% macro cdc_image_columns(columns_described) -%}
+    {#- A subquery of the static and regular columns (of `columns_described`:
+        `int_base_columns_described`) of each schema version that the log has:
         the columns an image row shows (int_log_images) and whose values it carries
         (int_image_column_values). -#}
     (
-        select * from {{ ref('int_base_columns_described') }}
+        select * from {{ columns_described }}
         where kind in ('static', 'regular') and is_logged
     )
 {%- endmacro %}

@@ -46,12 +46,11 @@
 {%- endmacro %}
 
 
-{% macro cdc_set_replay_mark() -%}
+{% macro cdc_set_replay_mark(versions) -%}
     {#- Post-hook of a `<table>_history` or `<table>_changes` table built partition by
-        partition: the versions' stamp it now reflects. -#}
+        partition: the stamp of the versions (`int_log_replay_versions`) it now reflects. -#}
     {%- if execute and cdc_rewrites_replayed_partitions() -%}
-        {%- set through = run_query(
-            'select ' ~ cdc_replayed_through(ref('int_log_replay_versions'))).columns[0].values()[0] -%}
+        {%- set through = run_query('select ' ~ cdc_replayed_through(versions)).columns[0].values()[0] -%}
         alter table {{ this }} set tblproperties ('cdclake.replayed_through_us' = '{{ through | int }}')
     {%- endif -%}
 {%- endmacro %}
@@ -59,46 +58,45 @@
 
 {% macro cdc_config_replayed_table(keyspace_name, table_name) -%}
     {#- The config of a `<table>_history` or `<table>_changes` model (a changed schema fails the
-        incremental build, as for every mart: rebuild with --full-refresh). -#}
-    {#- its incremental query and hooks read the facts and versions: refs dbt sees when it parses -#}
-    {%- do ref('int_log_replay_facts') -%}
-    {%- do ref('int_log_replay_versions') -%}
+        incremental build, as for every mart: rebuild with --full-refresh). Its hooks are
+        templates the model renders when it runs: the refs in them are the model's. -#}
     {%- if cdc_rewrites_replayed_partitions() -%}
         {{- config(materialized='incremental', incremental_strategy='append',
-                   pre_hook="{{ cdc_delete_replayed_rows('" ~ keyspace_name ~ "', '" ~ table_name ~ "') }}",
-                   post_hook="{{ cdc_set_replay_mark() }}") -}}
+                   pre_hook="{{ cdc_delete_replayed_rows('" ~ keyspace_name ~ "', '" ~ table_name ~ "', "
+                            ~ "ref('int_log_replay_versions'), ref('int_log_replay_facts')) }}",
+                   post_hook="{{ cdc_set_replay_mark(ref('int_log_replay_versions')) }}") -}}
     {%- else -%}
         {{- config(materialized='table') -}}
     {%- endif -%}
 {%- endmacro %}
 
 
-{% macro cdc_partitions_replayed_after(mark) -%}
-    {#- A query of the partitions (keyspace_name, table_name, partition_id) with facts replayed
-        after `mark`. -#}
-    select distinct keyspace_name, table_name, partition_id from {{ ref('int_log_replay_facts') }}
+{% macro cdc_partitions_replayed_after(facts, mark) -%}
+    {#- A query of the partitions (keyspace_name, table_name, partition_id) with `facts`
+        (`int_log_replay_facts`) replayed after `mark`. -#}
+    select distinct keyspace_name, table_name, partition_id from {{ facts }}
     where replayed_at_us > {{ mark }}
 {%- endmacro %}
 
 
-{% macro cdc_in_partitions_replayed_after(relation, mark) -%}
+{% macro cdc_in_partitions_replayed_after(relation, facts, mark) -%}
     {#- SQL condition: a row of `relation` (an alias with keyspace_name, table_name and
-        partition_id) is in a partition with facts replayed after `mark`. -#}
+        partition_id) is in a partition with `facts` replayed after `mark`. -#}
     ({{ relation }}.keyspace_name, {{ relation }}.table_name, {{ relation }}.partition_id) in (
-        {{ cdc_partitions_replayed_after(mark) }}
+        {{ cdc_partitions_replayed_after(facts, mark) }}
     )
 {%- endmacro %}
 
 
-{% macro cdc_replayed_partition_keys(keyspace_name, table_name, columns, udts, mark) -%}
-    {#- A subquery of the typed partition key columns of the table's partitions with facts
+{% macro cdc_replayed_partition_keys(keyspace_name, table_name, columns, udts, facts, mark) -%}
+    {#- A subquery of the typed partition key columns of the table's partitions with `facts`
         replayed after `mark` (a versions stamp): those whose versions were recomputed since,
         including any left without versions. -#}
     (
         select distinct
             {#- rendered while dbt parses: no columns (see scylla_cdc_log_columns) #}
             {{ cdc_state_key_columns(columns, udts, ['partition_key']) | trim or 'partition_id' }}
-        from ({{ cdc_partitions_replayed_after(mark) }}) as partitions_replayed
+        from ({{ cdc_partitions_replayed_after(facts, mark) }}) as partitions_replayed
         where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
     )
 {%- endmacro %}
@@ -131,37 +129,38 @@
 {%- endmacro %}
 
 
-{% macro cdc_delete_replayed_versions() -%}
+{% macro cdc_delete_replayed_versions(facts) -%}
     {#- Pre-hook of int_log_replay_versions: deletes the versions of the partitions with newly
-        replayed facts (`cdc_delete_partitions`). -#}
+        replayed `facts` (`cdc_delete_partitions`). -#}
     {%- if execute and is_incremental() -%}
         {%- set mark = cdc_versions_mark() -%}
-        {{ cdc_delete_partitions(ref('int_log_replay_facts'), mark, '(' ~ cdc_partitions_replayed_after(mark) ~ ')',
+        {{ cdc_delete_partitions(facts, mark, '(' ~ cdc_partitions_replayed_after(facts, mark) ~ ')',
             'target.keyspace_name = replayed.keyspace_name and target.table_name = replayed.table_name'
             ~ ' and target.partition_id = replayed.partition_id') }}
     {%- endif -%}
 {%- endmacro %}
 
 
-{% macro cdc_delete_replayed_rows(keyspace_name, table_name) -%}
+{% macro cdc_delete_replayed_rows(keyspace_name, table_name, versions, facts) -%}
     {#- Pre-hook of a `<table>_history` or `<table>_changes` table: deletes the rows of the
-        partitions whose versions were recomputed since its mark (`cdc_delete_partitions`). -#}
+        partitions whose `versions` were recomputed from `facts` since its mark
+        (`cdc_delete_partitions`). -#}
     {%- if execute and is_incremental() -%}
         {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
         {%- set mark = cdc_replay_mark() -%}
-        {{ cdc_delete_partitions(ref('int_log_replay_versions'), mark,
-            cdc_replayed_partition_keys(keyspace_name, table_name, columns, scylla_cdc_user_types(keyspace_name), mark),
+        {{ cdc_delete_partitions(versions, mark,
+            cdc_replayed_partition_keys(keyspace_name, table_name, columns, scylla_cdc_user_types(keyspace_name),
+                                        facts, mark),
             cdc_same_partition('target', 'replayed', columns)) }}
     {%- endif -%}
 {%- endmacro %}
 
 
-{% macro cdc_newest_change_us() -%}
+{% macro cdc_newest_change_us(facts) -%}
     {#- The newest change in the log the consumer tables replay (µs; 0 without any): the largest
-        fact timestamp of int_log_replay_facts, as its post-hook recorded it (table property
+        fact timestamp of `facts` (int_log_replay_facts), as its post-hook recorded it (table property
         `cdclake.newest_change_us`, `cdc_mark_newest_change`), or read from the facts. The time the
         state tables show by default. -#}
-    {%- set facts = ref('int_log_replay_facts') -%}
     {%- if not execute -%}
         {{ return(0) }}
     {%- endif -%}

@@ -1,4 +1,4 @@
-{% macro scylla_cdc_history_table(keyspace_name, table_name) -%}
+{% macro scylla_cdc_history_table(keyspace_name, table_name, versions, facts) -%}
     {#- `<keyspace>.<table>_history`: every version of every row of the base table the log
         rebuilds (SCD2), from `int_log_replay_versions`: the row's columns as in the state table,
         then its validity and the change that started it. On Delta a build replaces only the rows
@@ -12,12 +12,12 @@ with
 cells as (
 
     select versions.*
-    from {{ ref('int_log_replay_versions') }} as versions
+    from {{ versions }} as versions
     where
         versions.keyspace_name = '{{ keyspace_name }}' and versions.table_name = '{{ table_name }}'
         {%- if is_incremental() %}
         -- the partitions with facts replayed since this table's last build
-        and {{ cdc_in_partitions_replayed_after('versions', mark) }}
+        and {{ cdc_in_partitions_replayed_after('versions', facts, mark) }}
         {%- endif %}
 
 ),
@@ -61,7 +61,7 @@ from versions
 {%- endmacro %}
 
 
-{% macro scylla_cdc_changes_table(keyspace_name, table_name) -%}
+{% macro scylla_cdc_changes_table(keyspace_name, table_name, history, versions, facts) -%}
     {#- `<keyspace>.<table>_changes`: a change feed shaped like Delta's change data feed, from the
         table's history: `insert` (a row's first version, or the first after a deletion),
         `update_preimage` and `update_postimage` (the whole row before and after a change),
@@ -82,8 +82,7 @@ from versions
     {%- endfor -%}
     {%- set udts = scylla_cdc_user_types(keyspace_name) -%}
     {%- do cdc_config_replayed_table(keyspace_name, table_name) -%}
-    {%- set mark = cdc_replay_mark() -%}
-    {%- set history = ref(keyspace_name ~ '__' ~ table_name ~ '_history') %}
+    {%- set mark = cdc_replay_mark() %}
 with
 
 {%- if is_incremental() %}
@@ -93,7 +92,7 @@ history as (
     -- the history of the partitions whose versions were recomputed
     select history.*
     from {{ history }} as history
-    left semi join {{ cdc_replayed_partition_keys(keyspace_name, table_name, columns, udts, mark) }} as replayed
+    left semi join {{ cdc_replayed_partition_keys(keyspace_name, table_name, columns, udts, facts, mark) }} as replayed
         on {{ cdc_same_partition('history', 'replayed', columns) }}
 
 ),

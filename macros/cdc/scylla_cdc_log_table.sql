@@ -16,7 +16,7 @@
 
 {% macro cdc_generated_model_meta(keyspace_name, table_name=none) -%}
     {#- The schema a generated log or consumer model declares in its properties (`config.meta`,
-        cdclake/log_columns.py `generated_model_meta`): its base table, the table's columns and
+        cdclake/logschema.py `generated_model_meta`): its base table, the table's columns and
         its keyspace's user types. cdclake writes them from the schema records with every schema
         load and before every build, beside the contract's columns; reading them here spares
         each model two queries of the schema while it compiles. While dbt parses: no columns. -#}
@@ -69,11 +69,12 @@
 {%- endmacro %}
 
 
-{% macro cdc_mark_logged_through() -%}
-    {#- Post-hook of a log table: it holds the rows of every write up to this batch's last (a
-        batch of rejected late writes, ids below the mark, leaves it where it is). -#}
+{% macro cdc_mark_logged_through(batch_atoms) -%}
+    {#- Post-hook of a log table: it holds the rows of every write up to this batch's last (of
+        `batch_atoms`, `int_batch_atoms`; a batch of rejected late writes, ids below the mark,
+        leaves it where it is). -#}
     {%- if execute -%}
-        {%- set last = run_query('select max(write_id) from ' ~ ref('int_batch_atoms')).columns[0].values()[0] -%}
+        {%- set last = run_query('select max(write_id) from ' ~ batch_atoms).columns[0].values()[0] -%}
         {%- set before = cdc_logged_through_write_id() -%}
         {%- if last is not none and (before is none or last | int > before) -%}
             alter table {{ this }} set tblproperties ('cdclake.logged_through_write_id' = '{{ last | int }}')
@@ -82,12 +83,12 @@
 {%- endmacro %}
 
 
-{% macro cdc_writes_to_add(logged_through) -%}
+{% macro cdc_writes_to_add(logged_through, batch_atoms) -%}
     {#- The write ids whose rows an incremental table that follows the log adds in this build:
-        the batch's, and those earlier builds processed after the last one the table holds
+        the batch's (`batch_atoms`: `int_batch_atoms`), and those earlier builds processed after the last one the table holds
         (`logged_through`, from `cdc_logged_through_write_id`; a build stopped before the table
         left them out), or without that mark the last processed batch's. -#}
-    select write_id from {{ ref('int_batch_atoms') }}
+    select write_id from {{ batch_atoms }}
     {%- if is_incremental() %}
     union all
     select processed.write_id
@@ -115,9 +116,10 @@
 {%- endmacro %}
 
 
-{% macro scylla_cdc_log_table(keyspace_name, table_name) -%}
+{% macro scylla_cdc_log_table(keyspace_name, table_name, log, batch_atoms) -%}
     {#- The log table `<keyspace>.<table>_scylla_cdc_log` of one base table, with ScyllaDB's
-        column names and the Spark types of the CQL types: cdc_log pivoted from long to wide.
+        column names and the Spark types of the CQL types: `log` (`int_log_written`) pivoted from
+        long to wide.
         Each build appends the rows of its batch and of the writes earlier builds processed
         after the last one this table holds (a build stopped before this table left them out;
         without that mark, the last processed batch's), leaving out those already here. -#}
@@ -125,19 +127,19 @@
     {%- set udts = scylla_cdc_user_types(keyspace_name) -%}
     {%- set logged_through = cdc_logged_through_write_id() -%}
     {{- config(materialized='incremental', incremental_strategy='append',
-               post_hook="{{ cdc_mark_logged_through() }}") -}}
+               post_hook="{{ cdc_mark_logged_through(ref('int_batch_atoms')) }}") -}}
 with
 
 recent_writes as (
 
-    {{ cdc_writes_to_add(logged_through) }}
+    {{ cdc_writes_to_add(logged_through, batch_atoms) }}
 
 ),
 
 log_cells as (
 
     select log.*
-    from {{ ref('cdc_log') }} as log
+    from {{ log }} as log
     left semi join recent_writes
         on log.write_id = recent_writes.write_id
     where

@@ -104,16 +104,15 @@
 {%- endmacro %}
 
 
-{% macro scylla_cdc_state_table(keyspace_name, table_name) -%}
+{% macro scylla_cdc_state_table(keyspace_name, table_name, history, facts) -%}
     {#- `<keyspace>.<table>_state`: the base table as a replicator rebuilds it from the log's
         deltas (SCD1), as of var `as_of_us` (default: the newest change in the log, from
         `cdc_newest_change_us`): the versions of its `_history` table valid then, one row per
         live row, a partition's static columns on each of its rows (a partition with live static
         cells and no live rows: one row, clustering columns null). A view: a build writes nothing. -#}
     {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
-    {%- set history = ref(keyspace_name ~ '__' ~ table_name ~ '_history') -%}
     {%- set as_of = var('as_of_us', none) -%}
-    {%- set as_of = cdc_newest_change_us() if as_of is none else as_of -%}
+    {%- set as_of = cdc_newest_change_us(facts) if as_of is none else as_of -%}
     {{- config(materialized='view') -}}
 with
 

@@ -1,7 +1,7 @@
-{#- The cdc_* UDFs on each target. Spark: the embedded session registered them (cdclake/spark.py,
+{#- The cdc_* UDFs on each target. Spark: the embedded session registered them (cdclake/session/spark.py,
     python_udfs/registry.py), so models call them by bare name and nothing is created. Databricks:
     they are Unity Catalog functions in the target's catalog and schema, created by the
-    on-run-start hook from the generated macros/databricks/cdc_udfs_ddl.sql (cdclake/generated.py, from
+    on-run-start hook from the generated macros/databricks/cdc_udfs_ddl.sql (cdclake/project/generated.py, from
     python_udfs/). -#}
 
 {% macro cdc_udf(name) -%}

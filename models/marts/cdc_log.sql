@@ -1,35 +1,17 @@
 {#- The generic long-format CDC log: one row per non-null log cell (see _marts__models.yml). -#}
-{{ config(materialized='incremental', incremental_strategy='append') }}
-{%- set last_processed = cdc_last_processed_write_id() %}
+{{ config(materialized='view') }}
 
-with
-
-logged as (
-
-    select
-        keyspace_name,
-        table_name,
-        stream_id as `cdc$stream_id`,
-        cdc_time as `cdc$time`,
-        cast(batch_seq_no as int) as `cdc$batch_seq_no`,
-        cast(operation as tinyint) as `cdc$operation`,
-        cast(cdc_ttl as bigint) as `cdc$ttl`,
-        if(is_end_of_batch, true, null) as `cdc$end_of_batch`,
-        column_name,
-        value,
-        write_id,
-        change_ts as change_timestamp
-    from {{ ref('int_log_cells') }}
-
-)
-
-select logged.*
-from logged
-{% if is_incremental() %}
-    -- a build that stopped after this table: its writes are logged already (they come after the
-    -- writes processed before, whose row groups Spark skips)
-    left anti join {{ this }} as logged_before
-        on
-            logged.write_id = logged_before.write_id
-            and {{ cdc_log_written_after('logged_before', last_processed) }}
-{% endif %}
+select
+    keyspace_name,
+    table_name,
+    `cdc$stream_id`,
+    `cdc$time`,
+    `cdc$batch_seq_no`,
+    `cdc$operation`,
+    `cdc$ttl`,
+    `cdc$end_of_batch`,
+    column_name,
+    value,
+    write_id,
+    change_timestamp
+from {{ ref('int_log_written') }}

@@ -19,7 +19,7 @@ select
     writes.column_name,
     writes.change_ts,
     writes.change_groups
-from {{ cdc_batch_writes() }} as writes
+from {{ cdc_batch_writes(ref('int_batch_atoms')) }} as writes
 cross join {{ ref('int_build_batch') }} as batch
 {% if is_incremental() %}
     -- a build that stopped after this table: nothing to add for the writes already here

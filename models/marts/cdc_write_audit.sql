@@ -23,7 +23,7 @@ judged_writes as (
         count_if(status = 'accepted') as accepted_writes,
         count_if(status = 'accepted' and change_groups = 0) as unlogged_writes,
         count_if(status = 'rejected') as rejected_writes
-    from {{ cdc_batch_writes() }} as writes
+    from {{ cdc_batch_writes(ref('int_batch_atoms')) }} as writes
 
 ),
 
@@ -33,7 +33,7 @@ logged as (
     select
         count(distinct write_id) as logged_writes,
         count(*) as log_rows
-    from {{ cdc_batch_log_rows() }}
+    from {{ cdc_batch_log_rows(ref('int_log_written'), ref('int_batch_atoms'), ref('int_build_batch')) }}
 
 )
 

@@ -12,7 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 ACCEPTANCE = SHARED / "acceptance"
-# the cdclake commands the tests run share one class archive (cdclake/jvm_archive.py), in the
+# the cdclake commands the tests run share one class archive (cdclake/session/jvm_archive.py), in the
 # repository's target folder rather than the user's cache
 os.environ.setdefault("CDCLAKE_JVM_ARCHIVE_DIR", str(REPO / "target" / "jvm"))
 
@@ -51,7 +51,7 @@ def test_workspace() -> Path:
 
 @pytest.fixture(scope="session")
 def spark(test_workspace):
-    """The embedded session (cdclake.spark.create_session, UDFs registered) with its catalog in
+    """The embedded session (cdclake.session.spark.create_session, UDFs registered) with its catalog in
     memory, as a replay's, on Parquet unless ``CDCLAKE_TEST_TABLE_FORMAT=delta``:
     the in-process builds and replays test semantics, which are the same SQL on either format and
     either catalog, and Parquet's tables and the in-memory catalog cost less fixed time (the
@@ -61,16 +61,16 @@ def spark(test_workspace):
     test_own_keyspace and test_serve, and compared there with this session's build row for row.
 
     The session plans as a replay does (no whole-stage code generation, expressions interpreted,
-    no adaptive re-planning; cdclake.spark.SMALL_DATA_CONF), its tables being a few rows: warm
+    no adaptive re-planning; cdclake.session.spark.SMALL_DATA_CONF), its tables being a few rows: warm
     builds of the example took 38 s where the default settings took 44-50 s (same process,
     alternating; measured before expressions were interpreted too). It keeps 2 shuffle
     partitions, so that a result that depends on how rows are split still shows. The subprocess
     builds keep `cdclake build`'s settings (for the example's few rows the same small-data plans
-    with one partition, cdclake.spark.plan_for_input_size): their outputs equal this session's
+    with one partition, cdclake.session.spark.plan_for_input_size): their outputs equal this session's
     byte for byte. One in-process build plans as for large inputs (whole-stage code generation,
     adaptive execution), test_incremental_builds' full build of a random workload, and equals the
     same writes built in batches with the small-data plans."""
-    from cdclake.spark import SMALL_DATA_CONF, create_session
+    from cdclake.session.spark import SMALL_DATA_CONF, create_session
 
     if os.environ.get("CDCLAKE_TEST_TABLE_FORMAT", "parquet") == "parquet":
         os.environ["CDCLAKE_TABLE_FORMAT"] = "parquet"
@@ -92,9 +92,10 @@ def example_build(spark):
 
     Replays write the same schema, so the modules that read this build are named
     ``test_example_*``: they sort together, and no module among them replays."""
-    from cdclake import dbt
-    from cdclake.paths import target_dir
     from outputs import rows_of, snapshot
+
+    from cdclake.project import dbt
+    from cdclake.settings import target_dir
 
     # replays before it processed other writes under the same ids: a full refresh, as for new inputs
     assert dbt.invoke(["build", "--full-refresh", "--vars", "{cdc_example: true}"]), "dbt build of the example project failed"
@@ -160,6 +161,7 @@ def shared_replay(spark, test_workspace):
     import test_log_row_order as row_order
     import test_schema_versions as versions
     import test_scylla_corners as corners
+
     from cdclake.replay import replay
 
     docs_script, plans = docs.build_script(docs.CASES)

@@ -11,11 +11,17 @@ from types import SimpleNamespace
 
 from cassandra.util import Date, Duration, OrderedMap, SortedSet, Time
 from cqlshlib.displaying import NO_COLOR_MAP
-from cqlshlib.formatting import (DEFAULT_DATE_FORMAT, DEFAULT_NANOTIME_FORMAT, DEFAULT_TIMESTAMP_FORMAT, CqlType,
-                                 DateTimeFormat, format_value)
+from cqlshlib.formatting import (
+    DEFAULT_DATE_FORMAT,
+    DEFAULT_NANOTIME_FORMAT,
+    DEFAULT_TIMESTAMP_FORMAT,
+    CqlType,
+    DateTimeFormat,
+    format_value,
+)
 
-from cdclake.log_columns import LogColumn
-from cdclake.table_export import CQLSH_DIALECT
+from cdclake.load.table_export import CQLSH_DIALECT
+from cdclake.logschema import LogColumn
 from python_udfs.cql_types import TUPLE, UDT, as_cql_type, udt_fields
 from python_udfs.cql_values import decode_json_value, loads_json
 

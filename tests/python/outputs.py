@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cdclake.consumer_models import replayable
+from cdclake.project.consumer_models import replayable
 
 OUTPUT_SCHEMA = "cdc_lake"
 LOG_SUFFIX = "_scylla_cdc_log"
@@ -66,7 +66,7 @@ VIEWS_DUMP = """
 import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from cdclake.spark import create_session
+from cdclake.session.spark import create_session
 from outputs import rows_of
 spark = create_session(Path(sys.argv[2]), app_name="cdclake-test-views", class_archive=False)
 print(json.dumps({view: rows_of(spark.table(view)) for view in sys.argv[3:]}))

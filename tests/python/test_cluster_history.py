@@ -1,4 +1,4 @@
-"""Cluster history YAML -> every CDC generation (cdclake/cluster_history.py, docs/scylla/math.md §4)."""
+"""Cluster history YAML -> every CDC generation (cdclake/generations/cluster_history.py, docs/scylla/math.md §4)."""
 from __future__ import annotations
 
 import random
@@ -7,11 +7,14 @@ from datetime import datetime, timezone
 import pytest
 import yaml
 
-from cdclake.cluster_history import (
-    ClusterHistoryError, generations_from_history_file, load_cluster_history, parse_cluster_history,
+from cdclake.generations.cluster_history import (
+    ClusterHistoryError,
+    generations_from_history_file,
+    load_cluster_history,
+    parse_cluster_history,
     parse_utc_timestamp_ms,
 )
-from cdclake.generations import locate_stream, make_generation_scalar
+from cdclake.generations.vnodes import locate_stream, make_generation_scalar
 from python_udfs.sharding import shard_of
 from python_udfs.stream_ids import DeterministicRandom38, decode_stream_id
 

@@ -6,7 +6,7 @@ import pytest
 
 from cdclake.cql import run_script
 from cdclake.cql.errors import ALREADY_EXISTS, CONFIGURATION_ERROR, INVALID_QUERY
-from cdclake.schema_records import BaseColumn, BaseTable
+from cdclake.load.schema_records import BaseColumn, BaseTable
 
 KEYSPACE = "CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};\n"
 

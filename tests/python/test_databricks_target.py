@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from _shared_paths import SHARED
+
 from cdclake import cli
-from cdclake.databricks_udfs import HANDLER, module_source, uc_functions
-from cdclake.dbt import with_project_defaults
-from cdclake.generated import GENERATED_ENV, generated_dir, write_udf_macros
+from cdclake.project.databricks_udfs import HANDLER, module_source, uc_functions
+from cdclake.project.dbt import with_project_defaults
+from cdclake.project.generated import GENERATED_ENV, generated_dir, write_udf_macros
 from python_udfs.registry import session_sql_functions
 
 DATABRICKS_ENV = {
@@ -79,7 +79,7 @@ def test_cdclake_compiles_models_that_call_the_unity_catalog_functions(databrick
     def no_session(*args, **kwargs):
         raise AssertionError("cdclake started an embedded Spark session for the databricks target")
 
-    monkeypatch.setattr("cdclake.spark.create_session", no_session)
+    monkeypatch.setattr("cdclake.session.spark.create_session", no_session)
     # a full refresh: the batch reads no earlier build's ledger; the model alone, not its tests
     # (the batch's log check asks the warehouse for the last processed write): nothing connects
     args = ["compile", "--select", "int_writes_validated", "int_batch_atoms", "--full-refresh",

@@ -9,7 +9,6 @@ import json
 import re
 
 import pytest
-
 from conftest import REPO
 
 PACKAGE = "scylla_cdc_lake"
@@ -18,9 +17,9 @@ SIGNATURE = re.compile(r"\{%-?\s*(?:macro|test)\s+(\w+)\s*\((.*?)\)\s*-?%\}", re
 
 @pytest.fixture(scope="module")
 def manifest(tmp_path_factory) -> dict:
-    from cdclake import dbt
-    from cdclake.log_models import write_log_models_for_inputs
-    from cdclake.paths import PROJECT_DIR
+    from cdclake.project import dbt
+    from cdclake.project.log_models import write_log_models_for_inputs
+    from cdclake.settings import PROJECT_DIR
 
     target = tmp_path_factory.mktemp("parse")
     write_log_models_for_inputs(None, PROJECT_DIR, example=True)     # as `cdclake load example` writes them

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdclake import dbt
+from cdclake.project import dbt
 
 
 @pytest.fixture(scope="module")
@@ -145,12 +145,12 @@ def test_the_stream_invariants_catch_a_corrupted_generation(built):
     "case when column_name = 'cdc$deleted_elements_ship_to' then null else value end as value",
 ])
 def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
-    """Change one cell of the log: replaying it no longer rebuilds the base state (the build
+    """Change one cell of the log (written to int_log_written, the table behind cdc_log): replaying it no longer rebuilds the base state (the build
     above ran the same test on the intact log, and passed)."""
     def load(select_value: str) -> None:
         columns = ", ".join(select_value if c == "value" else f"`{c}`" for c in built.table("cdc_lake.cdc_log").columns)
         built.sql(f"create table cdc_lake.cdc_log_tmp using parquet as select {columns} from cdc_lake.cdc_log")
-        built.sql("insert overwrite table cdc_lake.cdc_log select * from cdc_lake.cdc_log_tmp where value is not null")
+        built.sql("insert overwrite table cdc_intermediate.int_log_written select * from cdc_lake.cdc_log_tmp where value is not null")
         built.sql("drop table cdc_lake.cdc_log_tmp")
 
     select = ["--select", "assert_log_replays_to_base_state", "--log-level", "error"]
@@ -162,7 +162,7 @@ def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
         assert dbt.invoke(replay_facts)
         assert not dbt.invoke(["test"] + select), "the corrupted log went unnoticed"
     finally:
-        built.sql("insert overwrite table cdc_lake.cdc_log select * from cdc_lake.cdc_log_original")
+        built.sql("insert overwrite table cdc_intermediate.int_log_written select * from cdc_lake.cdc_log_original")
         built.sql("drop table cdc_lake.cdc_log_original")
         assert dbt.invoke(replay_facts) and dbt.invoke(["test"] + select)
 

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from cdclake import check, expectations
+from cdclake import commands
+from cdclake.commands import check
+from cdclake.project import expectations
 
 
 @pytest.fixture(scope="module")
@@ -13,7 +15,7 @@ def built(example_build):
 
 def test_the_example_build_passes_and_gets_data_docs(built, test_workspace, capsys):
     docs = test_workspace / "gx_docs"
-    assert check.main(["--docs-dir", str(docs)], spark=built) == 0
+    assert check.run(commands.parse(["check", "--docs-dir", str(docs)]), spark=built) == 0
     out = capsys.readouterr().out
     assert "  FAIL  " not in out
     assert f"data docs: {docs / 'index.html'}" in out
@@ -41,11 +43,11 @@ def test_a_ttl_on_a_delete_fails_its_expectation_with_the_rows(built, test_works
     )
     built.sql("create table cdc_lake.cdc_log_original using parquet as select * from cdc_lake.cdc_log")
     try:
-        built.sql(f"insert overwrite table cdc_lake.cdc_log select {columns} from cdc_lake.cdc_log_original")
+        built.sql(f"insert overwrite table cdc_intermediate.int_log_written select {columns} from cdc_lake.cdc_log_original")
         docs = test_workspace / "gx_docs_corrupted"
-        assert check.main(["--docs-dir", str(docs), "--only", "log_rows"], spark=built) == 1
+        assert check.run(commands.parse(["check", "--docs-dir", str(docs), "--only", "log_rows"]), spark=built) == 1
     finally:
-        built.sql("insert overwrite table cdc_lake.cdc_log select * from cdc_lake.cdc_log_original")
+        built.sql("insert overwrite table cdc_intermediate.int_log_written select * from cdc_lake.cdc_log_original")
         built.sql("drop table cdc_lake.cdc_log_original")
     lines = capsys.readouterr().out.splitlines()
     failed = [line for line in lines if line.startswith("  FAIL  ")]
@@ -74,7 +76,7 @@ def test_missing_build_tables_exit_2_and_say_to_build(built, test_workspace, cap
     assert check.missing_tables(built, ["cdc_lake.cdc_log", "cdc_lake.no_such_table", "no_such_schema.t"]) == [
         "cdc_lake.no_such_table", "no_such_schema.t"]
     monkeypatch.setattr(expectations, "REQUIRED_TABLES", expectations.REQUIRED_TABLES + ["cdc_lake.no_such_table"])
-    assert check.main(["--docs-dir", str(test_workspace / "gx_docs_missing")], spark=built) == 2
+    assert check.run(commands.parse(["check", "--docs-dir", str(test_workspace / "gx_docs_missing")]), spark=built) == 2
     assert "cdc_lake.no_such_table): run `cdclake build` first" in capsys.readouterr().err
-    assert check.main(["--only", "log_row"], spark=built) == 2
+    assert check.run(commands.parse(["check", "--only", "log_row"]), spark=built) == 2
     assert "unknown dataset log_row; the datasets are log_rows, batch_sequences" in capsys.readouterr().err

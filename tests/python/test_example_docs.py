@@ -9,7 +9,6 @@ import re
 import pytest
 import yaml
 
-
 CONTRACT_PROBE_SCHEMA = "cdc_contract_probe"
 
 
@@ -28,8 +27,8 @@ def normalized(data_type: str) -> str:
 def ephemeral_columns(example_build, built_nodes) -> dict[str, list[str]]:
     """The columns of each ephemeral model: its query as dbt compiles it (its ephemeral parents
     inlined), analysed by Spark against the build's tables."""
-    from cdclake import dbt
-    from cdclake.paths import target_dir
+    from cdclake.project import dbt
+    from cdclake.settings import target_dir
 
     assert dbt.invoke(["compile", "--select", "config.materialized:ephemeral", "--log-level", "warn"])
     compiled = {path.stem: path for path in (target_dir() / "compiled").rglob("*.sql")}
@@ -84,8 +83,8 @@ def test_declared_data_types_are_the_built_types(example_build, built_nodes):
     ("list<frozen<tuple<date, time, decimal>>>", "array<struct<f0:date,f1:bigint,f2:decimal(38,18)>>"),
 ])
 def test_log_column_spark_types_are_valid_spark_types(example_build, cql_type, expected):
-    """cdclake/log_columns.py writes the contracts' types: they parse in Spark to themselves."""
-    from cdclake.log_columns import spark_type
+    """cdclake/logschema.py writes the contracts' types: they parse in Spark to themselves."""
+    from cdclake.logschema import spark_type
 
     mapped = spark_type(cql_type, {"address": [("street", "text"), ("zip code", "int")]})
     assert normalized(mapped) == normalized(expected)
@@ -94,8 +93,8 @@ def test_log_column_spark_types_are_valid_spark_types(example_build, cql_type, e
 
 
 def test_unmapped_cql_type_names_the_table_and_column():
-    from cdclake.log_columns import UnmappedTypeError, log_table_columns
-    from cdclake.schema_records import BaseColumn
+    from cdclake.load.schema_records import BaseColumn
+    from cdclake.logschema import UnmappedTypeError, log_table_columns
 
     columns = [BaseColumn("ks", "t", "pk", "partition_key", 0, "int"),
                BaseColumn("ks", "t", "home", "regular", 0, "frozen<address>")]
@@ -108,8 +107,8 @@ def scratch_dbt(command: str, node: str, project, tmp_path):
     under ``tmp_path``: the dbtRunnerResult."""
     from dbt.cli.main import dbtRunner
 
-    from cdclake.dbt import with_project_defaults
-    from cdclake.generated import point_dbt_at
+    from cdclake.project.dbt import with_project_defaults
+    from cdclake.project.generated import point_dbt_at
 
     point_dbt_at(project)            # as `cdclake generate` leaves it for plain dbt
     return dbtRunner().invoke(with_project_defaults(
@@ -142,11 +141,11 @@ def test_models_generated_for_another_schema_are_input_problems(example_build, t
     """The example's generated models, then its schema changed behind them (as a plain dbt
     build after a hand edit of the schema inputs sees them): the input check names each
     difference, and passes on the models cdclake wrote."""
-    from cdclake.log_columns import generated_model_meta
-    from cdclake.generated import generated_dir
-    from cdclake.log_models import LOG_MODELS_SUBDIR, MODELS_YML, model_sql, write_log_models_for_inputs
+    from cdclake.load.schema_records import BaseColumn
+    from cdclake.logschema import generated_model_meta
+    from cdclake.project.generated import generated_dir
+    from cdclake.project.log_models import LOG_MODELS_SUBDIR, MODELS_YML, model_sql, write_log_models_for_inputs
     from cdclake.replay import prepare_scratch_project
-    from cdclake.schema_records import BaseColumn
 
     spark = example_build
     check = "assert_generated_models_follow_the_schemas"

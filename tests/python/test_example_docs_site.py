@@ -19,7 +19,7 @@ from conftest import free_port
 
 SOURCE = "source.scylla_cdc_lake.cdc_input.base_mutations"
 LOG_TABLE = "model.scylla_cdc_lake.shop__orders_scylla_cdc_log"
-CDC_LOG = "model.scylla_cdc_lake.cdc_log"
+LOG_WRITTEN = "model.scylla_cdc_lake.int_log_written"
 SERVE_START_LIMIT_S = 180
 
 # The lineage graph as cytoscape holds it (dbt-docs draws it with cytoscape; cytoscape keeps its
@@ -59,7 +59,7 @@ def wait_until_serving(url: str, server: subprocess.Popen) -> None:
 def docs_site(example_build):
     """`docs generate` in this process (the catalog reads the build's tables through its Spark
     session), then `cdclake docs serve` in a subprocess; yields the site's URL."""
-    from cdclake import dbt
+    from cdclake.project import dbt
 
     # --no-compile: the lineage needs the parsed graph, not compiled SQL (saves a full compile)
     assert dbt.invoke(["docs", "generate", "--no-compile"]), "dbt docs generate failed"
@@ -114,13 +114,14 @@ def test_lineage_graph_shows_the_path_from_the_mutations_source_to_a_log_table(d
 
     visible = {node["id"] for node in graph["nodes"] if node["visible"]}
     edges = [edge for edge in graph["edges"] if edge[0] in visible and edge[1] in visible]
-    # the writes' way to the log table: through the CDC steps to cdc_log, which the log table reads
-    path = directed_path(edges, SOURCE, CDC_LOG)
-    assert path, f"no path {SOURCE} -> {CDC_LOG} among the graph's {len(edges)} visible edges"
+    # the writes' way to the log table: through the CDC steps to the log as written
+    # (int_log_written, the table behind the mart cdc_log), which the log table reads
+    path = directed_path(edges, SOURCE, LOG_TABLE)
+    assert path, f"no path {SOURCE} -> {LOG_TABLE} among the graph's {len(edges)} visible edges"
     names = [node.rsplit(".", 1)[-1] for node in path]
     assert names[1] == "stg_cdc_input__base_mutations", names
     assert any(name.startswith("int_") for name in names), names
-    assert [CDC_LOG, LOG_TABLE] in [list(edge) for edge in edges]
+    assert [LOG_WRITTEN, LOG_TABLE] in [list(edge) for edge in edges]
 
     # the graph is the project's lineage: every edge drawn is a dependency in the manifest
     parents = json.loads((REPO / "target" / "manifest.json").read_text())["parent_map"]

@@ -3,7 +3,7 @@
 At a million writes, the round-trip test's plan evaluated `cdc_json_members` twice in one stage
 (once for an `isnotnull` filter the optimizer inferred from a join key and pushed below the
 join, once for the projection), and on PySpark 3.5.9 that pair gave different rows from run to
-run on the same tables. The session turns constraint propagation off (cdclake/spark.py); this
+run on the same tables. The session turns constraint propagation off (cdclake/session/spark.py); this
 test plans every compiled model and dbt test of the example build and fails on any stage that
 still evaluates one Python UDF twice.
 """

@@ -113,11 +113,11 @@ def test_rejected_writes_are_counted_by_reason(report, example_build):
 
 
 def test_report_without_a_build_says_what_to_do(spark, monkeypatch, capsys, tmp_path):
-    from cdclake import report
+    from cdclake import cli
     from cdclake.report import data
 
     monkeypatch.setattr(data, "REQUIRED_TABLES", ("cdc_lake.cdc_log", "cdc_lake.not_built_yet"))
-    assert report.main(["--out", str(tmp_path / "index.html")]) == 2
+    assert cli.main(["report", "--out", str(tmp_path / "index.html")]) == 2
     err = capsys.readouterr().err
     assert "cdc_lake.not_built_yet" in err and "cdclake build" in err
     assert not (tmp_path / "index.html").exists()

@@ -11,10 +11,10 @@ import pytest
 
 from cdclake import cli
 from cdclake.commands import COMMANDS
-from cdclake.load_cli import warn_of_future_writes
-from cdclake.mutations import Atom
-from cdclake.refusals import Refusal, refusal_rows
-from cdclake.sql_shell import query_of, statements
+from cdclake.commands.load import warn_of_future_writes
+from cdclake.commands.sql import query_of, statements
+from cdclake.load.mutation_records import Atom
+from cdclake.load.refusals import Refusal, refusal_rows
 
 NOW_US = 1_700_000_000_000_000
 
@@ -25,7 +25,7 @@ def no_spark(monkeypatch):
     def create_session(*args, **kwargs):
         raise AssertionError("a Spark session was created")
 
-    monkeypatch.setattr("cdclake.spark.create_session", create_session)
+    monkeypatch.setattr("cdclake.session.spark.create_session", create_session)
 
 
 @pytest.mark.parametrize("command", ["schema", "cql"])

@@ -1,11 +1,11 @@
-"""What cdclake writes for dbt lives in each warehouse's target folder (cdclake/generated.py), not
+"""What cdclake writes for dbt lives in each warehouse's target folder (cdclake/project/generated.py), not
 in the checkout: two warehouses served from one checkout keep their own models."""
 from __future__ import annotations
 
 from cdclake.cql.interpreter import run_script
-from cdclake.generated import generated_dir
-from cdclake.log_models import LOG_MODELS_SUBDIR, write_log_models
-from cdclake.paths import PROJECT_DIR
+from cdclake.project.generated import generated_dir
+from cdclake.project.log_models import LOG_MODELS_SUBDIR, write_log_models
+from cdclake.settings import PROJECT_DIR
 
 KEYSPACE = "CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};\n"
 TABLE = "CREATE TABLE {ks}.{t} (k int PRIMARY KEY, v text) WITH cdc = {{'enabled': true}};\n"

@@ -1,4 +1,4 @@
-"""Import of generations from cqlsh ``COPY ... TO`` CSV files (cdclake/generation_import.py,
+"""Import of generations from cqlsh ``COPY ... TO`` CSV files (cdclake/generations/generation_import.py,
 docs/scylla/math.md §4 "Storage order", §7.1-§7.2, §9.5).
 
 The CSV files are made the way cqlsh writes them: the set<blob> goes through the real driver's
@@ -16,13 +16,30 @@ import pytest
 from cassandra.cqltypes import lookup_casstype
 from cassandra.util import datetime_from_timestamp
 
-from cdclake.generation_import import (
-    CsvOptions, GenerationImportError, entries_from_rows, import_cdc_generations_v3, import_streams_descriptions_v2,
-    parse_blob, parse_blob_collection, parse_committed_cdc_generations, parse_cqlsh_timestamp,
-    read_committed_cdc_generations, read_generation_timestamps, restore_shard_order, stream_columns, stream_rows,
+from cdclake.generations.generation_import import (
+    CsvOptions,
+    GenerationImportError,
+    entries_from_rows,
+    import_cdc_generations_v3,
+    import_streams_descriptions_v2,
+    parse_blob,
+    parse_blob_collection,
+    parse_committed_cdc_generations,
+    parse_cqlsh_timestamp,
+    read_committed_cdc_generations,
+    read_generation_timestamps,
+    restore_shard_order,
+    stream_columns,
+    stream_rows,
 )
-from cdclake.generations import Entry, lookup_stream, make_generation, ring_tokens_by_node, sharding_info_by_owner
-from cdclake.inputs import GENERATION_STREAMS_COLUMNS
+from cdclake.generations.vnodes import (
+    Entry,
+    lookup_stream,
+    make_generation,
+    ring_tokens_by_node,
+    sharding_info_by_owner,
+)
+from cdclake.load.inputs import GENERATION_STREAMS_COLUMNS
 from python_udfs.stream_ids import DeterministicRandom38, decode_stream_id
 
 T0 = 1_699_995_600_000                          # 2023-11-14 21:00:00 UTC

@@ -5,10 +5,10 @@ import subprocess
 import sys
 
 import numpy as np
-
-from cdclake import generation_tables
-from cdclake.cql.interpreter import run_script
 from conftest import REPO
+
+from cdclake.cql.interpreter import run_script
+from cdclake.generations import generation_tables
 
 HISTORY = REPO / "examples" / "cluster_history.yml"
 

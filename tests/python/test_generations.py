@@ -6,11 +6,20 @@ import json
 import random
 
 import pytest
-
 from _shared_paths import SHARED
-from cdclake.generations import (
-    DEFAULT_IGNORE_MSB, DEFAULT_SHARD_COUNT, Entry, default_single_node_generation, generation_stream_rows,
-    locate_stream, lookup_stream, make_generation, make_generation_scalar, ring_tokens, ring_tokens_by_node,
+
+from cdclake.generations.vnodes import (
+    DEFAULT_IGNORE_MSB,
+    DEFAULT_SHARD_COUNT,
+    Entry,
+    default_single_node_generation,
+    generation_stream_rows,
+    locate_stream,
+    lookup_stream,
+    make_generation,
+    make_generation_scalar,
+    ring_tokens,
+    ring_tokens_by_node,
     sharding_info_by_owner,
 )
 from python_udfs.sharding import shard_of

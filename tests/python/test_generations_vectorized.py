@@ -12,9 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cdclake.generations import (
-    DeterministicRandom38, deterministic_random_source, generation_stream_columns, generation_stream_rows,
-    generations_stream_columns, make_generation, make_generation_scalar, ring_tokens_by_node,
+from cdclake.generations.vnodes import (
+    DeterministicRandom38,
+    deterministic_random_source,
+    generation_stream_columns,
+    generation_stream_rows,
+    generations_stream_columns,
+    make_generation,
+    make_generation_scalar,
+    ring_tokens_by_node,
     sharding_info_by_owner,
 )
 from python_udfs.int64 import INT64_MAX, INT64_MIN

@@ -11,10 +11,10 @@ import contextlib
 import sys
 
 import pytest
-
-from cdclake.log_columns import keyspace_user_types, log_table_columns
-from cdclake.log_load import load_log_text
 from cqlsh_export import export_log_table
+
+from cdclake.load.log_load import load_log_text
+from cdclake.logschema import keyspace_user_types, log_table_columns
 
 LOG_SUFFIX = "_scylla_cdc_log"
 KEY = "'it''s \\\\ \"x\"'"     # a clustering key with a quote, a backslash and double quotes
@@ -71,9 +71,10 @@ def imported(shared_replay, spark, test_workspace):
     """The shared replay's logs exported, then loaded with `cdclake load log` into a warehouse
     holding only their schemas, and built (the consumer tables and what they read). Returns the
     produced log cells, the consumer tables' rows of both builds and the load's exit code."""
-    from cdclake import dbt, inputs
-    from cdclake.load_cli import load_log_files
-    from cdclake.log_models import write_log_models
+    from cdclake.commands.load import load_log_files
+    from cdclake.load import inputs
+    from cdclake.project import dbt
+    from cdclake.project.log_models import write_log_models
     from cdclake.replay import _consumer_table_rows, prepare_scratch_project
 
     result, _ = shared_replay
@@ -136,7 +137,7 @@ def test_the_imported_logs_build_the_consumer_tables_the_produced_logs_did(impor
 
 
 def test_a_log_export_loaded_twice_adds_nothing(imported, spark):
-    from cdclake import inputs
+    from cdclake.load import inputs
 
     before = spark.table("cdc_input.imported_log").count()
     table, text = sorted(imported["files"].items())[0]

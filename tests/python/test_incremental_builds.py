@@ -16,7 +16,6 @@ from types import SimpleNamespace
 
 import pytest
 from hypothesis import strategies as st
-
 from outputs import rows_of, snapshot
 from random_cql import first_draw, random_statements, random_tables
 
@@ -97,7 +96,7 @@ def split_points(write_ids: list[int], batches: int, rng: random.Random) -> list
 def example_batch_builder(spark, full_mutations):
     """Build the example's writes up to a cut: the seeded input table is replaced by its
     first writes."""
-    from cdclake import dbt
+    from cdclake.project import dbt
 
     def build_batch(cut: int, full_refresh: bool, build: list[str] = BUILD) -> bool:
         full_mutations.where(f"write_id is null or write_id <= {cut}").write.mode("overwrite") \
@@ -110,7 +109,7 @@ def example_batch_builder(spark, full_mutations):
 
 def seeded_example_batches(spark):
     """The example's seeds loaded afresh: a batch builder over its writes, and their sorted ids."""
-    from cdclake import dbt
+    from cdclake.project import dbt
 
     assert dbt.invoke(["seed", "--vars", "{cdc_example: true}"]), "dbt seed failed"
     full_mutations = spark.table("cdc_input.base_mutations").localCheckpoint()
@@ -154,7 +153,7 @@ def test_a_log_table_left_out_of_builds_catches_up_with_every_batch_it_missed(ex
 def test_a_build_stopped_before_its_ledger_runs_its_batch_again_once(spark, example_in_batches):
     """A build stopped after the log, the audit and the state were written but before the
     ledger: the next build takes the same batch again and adds nothing twice."""
-    from cdclake import dbt
+    from cdclake.project import dbt
 
     _, full, _ = example_in_batches
     ledger = spark.table("cdc_lake.cdc_processed_writes")
@@ -170,8 +169,8 @@ def test_a_build_stopped_before_its_ledger_runs_its_batch_again_once(spark, exam
 def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsys):
     """A build that finds no new writes (a scheduled run after a quiet hour) adds no batch: the
     audit and the ledger stay as they were, and the build's summary says so."""
-    from cdclake import dbt
     from cdclake.commands.dbt_command import print_build_summary
+    from cdclake.project import dbt
 
     audits_before, ledger_before = audit_rows(spark), rows_of(spark.table("cdc_lake.cdc_processed_writes"))
     assert dbt.invoke(BUILD), "a build with no new writes"
@@ -180,7 +179,7 @@ def test_a_build_with_no_new_writes_is_no_batch(spark, example_in_batches, capsy
     capsys.readouterr()
     print_build_summary(spark)
     assert f"no new writes: no batch added ({len(audits_before)} so far)" in capsys.readouterr().out
-    # a build that left out every node (no input moved, cdclake/unchanged_inputs.py) ran no batch:
+    # a build that left out every node (no input moved, cdclake/project/unchanged_inputs.py) ran no batch:
     # the summary says so, not the last batch's figures
     left_out_everything = SimpleNamespace(result=SimpleNamespace(results=[]))
     print_build_summary(spark, left_out_everything, ["build"])
@@ -193,7 +192,7 @@ def test_a_batch_with_processed_write_ids_is_rejected(spark, example_in_batches)
     """Writes appended with ids below the last processed one are rejected, named and counted;
     the build goes on with the batch's new write, which gets the batch number after the last
     (no build without new writes took one: the test above)."""
-    from cdclake import dbt
+    from cdclake.project import dbt
 
     ledger = spark.table("cdc_lake.cdc_processed_writes")
     last, batches = ledger.agg({"write_id": "max"}).first()[0], ledger.agg({"batch_id": "max"}).first()[0]
@@ -225,11 +224,12 @@ def audit_rows(spark) -> list[dict]:
     return [r.asDict() for r in spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()]
 
 
-# the models that read the log's rows of a batch (and the facts replayed from them)
+# the models that read the log's rows of a batch (from int_log_written, the table behind the
+# mart cdc_log) and the facts replayed from them
 LOG_READERS = {
-    "shop__orders_scylla_cdc_log": ["cdc_lake.cdc_log"],
-    "int_log_replay_facts": ["cdc_lake.cdc_log", "cdc_intermediate.int_log_replay_facts"],
-    "cdc_write_audit": ["cdc_lake.cdc_log"],
+    "shop__orders_scylla_cdc_log": ["cdc_intermediate.int_log_written"],
+    "int_log_replay_facts": ["cdc_intermediate.int_log_written", "cdc_intermediate.int_log_replay_facts"],
+    "cdc_write_audit": ["cdc_intermediate.int_log_written"],
 }
 
 
@@ -237,8 +237,8 @@ def test_a_batch_reads_only_the_log_rows_of_later_writes(spark, example_in_batch
     """In an incremental build each reader of the log compares its write ids with a number,
     which Spark hands to the Parquet reader (`PushedFilters`): the row groups earlier batches
     appended are skipped unread, where a join with the batch's writes alone reads them all."""
-    from cdclake import dbt
-    from cdclake.paths import target_dir
+    from cdclake.project import dbt
+    from cdclake.settings import target_dir
 
     # as in a build: the batch (the last write id processed before it) first, then its readers
     assert dbt.invoke(["run", "--select", "int_build_batch", "--log-level", "warn"])
@@ -262,8 +262,8 @@ def test_a_batch_reads_only_the_log_rows_of_later_writes(spark, example_in_batch
 def large_input_planning(spark):
     """Inside the block, the plans of a `cdclake build` whose inputs are not small: the session's
     own settings, which plan_for_input_size keeps (whole-stage code generation, expressions
-    compiled, adaptive execution, cdclake.spark.SHUFFLE_PARTITIONS); the test session's after it."""
-    from cdclake.spark import SHUFFLE_PARTITIONS, SMALL_DATA_CONF, session_settings
+    compiled, adaptive execution, cdclake.session.spark.SHUFFLE_PARTITIONS); the test session's after it."""
+    from cdclake.session.spark import SHUFFLE_PARTITIONS, SMALL_DATA_CONF, session_settings
 
     large = dict.fromkeys(SMALL_DATA_CONF) | {"spark.sql.shuffle.partitions": str(SHUFFLE_PARTITIONS)}
     with session_settings(spark, large):
@@ -274,7 +274,9 @@ def large_input_planning(spark):
 
 def workload_batch_builder(spark, script_result, workspace: Path):
     """Build a front-door workload's writes up to a cut in a scratch project (as replay does)."""
-    from cdclake import generation_tables, inputs, log_models, unchanged_inputs
+    from cdclake.generations import generation_tables
+    from cdclake.load import inputs
+    from cdclake.project import log_models, unchanged_inputs
     from cdclake.replay import default_generations, prepare_scratch_project
 
     project = prepare_scratch_project(workspace)
@@ -292,7 +294,7 @@ def workload_batch_builder(spark, script_result, workspace: Path):
                                 types=script_result.types, table_format=table_format)
         else:  # the schemas and generations unchanged: on Delta the nodes that read only them are left out
             inputs.write_mutations(spark, atoms=atoms, table_format=table_format)
-        # as `cdclake build` runs it: the unchanged inputs' nodes left out (cdclake/unchanged_inputs.py)
+        # as `cdclake build` runs it: the unchanged inputs' nodes left out (cdclake/project/unchanged_inputs.py)
         return bool(unchanged_inputs.invoke(BUILD + (["--full-refresh"] if full_refresh else []), project).success)
 
     return build_batch
@@ -315,9 +317,9 @@ DELETE FROM inc_gone.t USING TIMESTAMP 1700000004000000 WHERE pk = 3;
 
 def assert_left_out_nodes_reading_only_schemas_and_generations(project: Path) -> None:
     """The last build (a batch after the first) ran every model and test but those that read only
-    the schemas and generations, unchanged since the first (cdclake/unchanged_inputs.py), and the
+    the schemas and generations, unchanged since the first (cdclake/project/unchanged_inputs.py), and the
     whole-table checks that no build runs (selectors.yml)."""
-    from cdclake.unchanged_inputs import RECORD_NAME
+    from cdclake.project.unchanged_inputs import RECORD_NAME
 
     target = project / "target"
     manifest = json.loads((target / "manifest.json").read_text())
@@ -333,9 +335,9 @@ def assert_left_out_nodes_reading_only_schemas_and_generations(project: Path) ->
 
 def assert_no_input_moved_runs_no_node(spark, project: Path, outputs: dict[str, list[str]], batches: int) -> None:
     """A build after the last one with no input moved (no new writes, the same schemas and
-    generations) runs no model or test (cdclake/unchanged_inputs.py) and leaves every output
+    generations) runs no model or test (cdclake/project/unchanged_inputs.py) and leaves every output
     as it was."""
-    from cdclake import unchanged_inputs
+    from cdclake.project import unchanged_inputs
 
     result = unchanged_inputs.invoke(BUILD, project)
     assert result.success
@@ -401,8 +403,9 @@ def test_random_workloads_in_batches_equal_one_build(spark, test_workspace, monk
     adds some 70-85 s: run alone, this test took 342 s with it, 509 s with seed 0's five), or
     ``CDCLAKE_INCREMENTAL_SEED`` (a number, or ``random`` for a new one, printed); the script
     and its seed are written to target/pytest/incremental_workload.cql."""
-    from cdclake.cql.interpreter import run_script
     from test_random_workloads import script_of
+
+    from cdclake.cql.interpreter import run_script
 
     chosen_seed = os.environ.get("CDCLAKE_INCREMENTAL_SEED", str(DEFAULT_SEED))
     seed = random.randrange(2**32) if chosen_seed == "random" else int(chosen_seed)

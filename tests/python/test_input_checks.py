@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from cdclake import generation_tables
+from cdclake.generations import generation_tables
 
 sys.path.insert(0, str(REPO / "scripts"))
 from build_example_seeds import NOW_US, example_atoms  # noqa: E402
@@ -90,7 +90,7 @@ def test_an_input_of_an_earlier_contract_reads_and_a_missing_column_is_named(spa
     without a required column the model that reads it stops with one line naming the column."""
     import os
 
-    from cdclake import dbt
+    from cdclake.project import dbt
 
     project = test_workspace / "broken_inputs" / "project"
     rows = spark.table("cdc_input.base_mutations").localCheckpoint()

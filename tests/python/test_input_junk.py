@@ -24,7 +24,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from conftest import REPO
-from cdclake.mutations import ATOM_COLUMNS, Atom
+from cdclake.load.mutation_records import ATOM_COLUMNS, Atom
 from outputs import rows_of
 from random_cql import first_draw
 

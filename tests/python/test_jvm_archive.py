@@ -1,4 +1,4 @@
-"""The class archive of cdclake's JVMs (cdclake/jvm_archive.py): where it lives, which archive a
+"""The class archive of cdclake's JVMs (cdclake/session/jvm_archive.py): where it lives, which archive a
 JVM maps, and the partial archives of killed processes. That a command writes one and the next
 maps it: test_replay_cli, test_own_keyspace."""
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from cdclake import jvm_archive
-from cdclake.spark import classpath_jars
+from cdclake.session import jvm_archive
+from cdclake.session.spark import classpath_jars
 
 
 def test_the_archive_lives_in_the_users_cache_unless_told_otherwise(tmp_path, monkeypatch):

@@ -5,16 +5,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from conftest import REPO
 
 from cdclake.cql.errors import CqlSyntaxError
 from cdclake.cql.interpreter import run_script
-from cdclake.cql_load import load_cql_text
-from cdclake.schema_ddl import schema_ddl
-from cdclake.schema_load import load_schema_text
-from cdclake.schema_records import with_types
-from cdclake.snapshot_load import load_snapshot_text
-from cdclake.table_export import ExportFileError, cql_literal
-from conftest import REPO
+from cdclake.load.cql_load import load_cql_text
+from cdclake.load.schema_ddl import schema_ddl
+from cdclake.load.schema_load import load_schema_text
+from cdclake.load.schema_records import with_types
+from cdclake.load.snapshot_load import load_snapshot_text
+from cdclake.load.table_export import ExportFileError, cql_literal
 
 NOW_US = 1_700_000_000_000_000
 # cqlsh DESCRIBE KEYSPACE output of ScyllaDB 6: every table option, the log table as a comment,
@@ -375,7 +375,7 @@ LOG_ROWS = (f"0x0102,{LOG_TIME},0,{{'k': 'it''s \\\\ \"q\"'}},,{{'gone'}},,True,
 
 
 def log_load(csv_text: str):
-    from cdclake.log_load import load_log_text
+    from cdclake.load.log_load import load_log_text
 
     _, existing = schema_records()
     return load_log_text(csv_text, "l.csv", "metrics", "sensors", existing=existing)
@@ -411,7 +411,7 @@ def test_bad_log_fields_are_reported_by_line_and_column_and_their_rows_skipped()
                                          "name the base table, metrics.sensors"),
 ])
 def test_a_log_file_whose_structure_is_wrong_loads_nothing(export, table, message):
-    from cdclake.log_load import load_log_text
+    from cdclake.load.log_load import load_log_text
 
     _, existing = schema_records()
     with pytest.raises(ExportFileError) as error:

@@ -7,15 +7,22 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from _shared_paths import SHARED
-from cdclake import admission
-from cdclake.admission import cdc_metadata_get_stream, format_timestamp, streams_available
-from cdclake.generations import (
-    V1_STREAMS_LIMIT, limit_number_of_streams_if_needed, limited_stream_counts, locate_stream, lookup_stream, make_generation,
-    new_generation_timestamp, ring_tokens_by_node, sharding_info_by_owner,
+
+from cdclake.generations import admission
+from cdclake.generations.admission import cdc_metadata_get_stream, format_timestamp, streams_available
+from cdclake.generations.v1_rewrite import CdcLogTable, should_try_rewrite, v1_rewrite_selection
+from cdclake.generations.vnodes import (
+    V1_STREAMS_LIMIT,
+    limit_number_of_streams_if_needed,
+    limited_stream_counts,
+    locate_stream,
+    lookup_stream,
+    make_generation,
+    new_generation_timestamp,
+    ring_tokens_by_node,
+    sharding_info_by_owner,
 )
-from cdclake.v1_rewrite import CdcLogTable, should_try_rewrite, v1_rewrite_selection
 from python_udfs.sharding import shard_of, token_midpoint
 from python_udfs.stream_ids import decode_stream_id
 

@@ -15,12 +15,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-
-from cdclake.project_files import PROJECT_PARTS
-from cdclake.spark import SMALL_INPUT_ATOMS
 from conftest import REPO
 from outputs import location, snapshot_views, table_format
 from test_load_files import DESCRIBE, LOG_HEADER, LOG_ROWS, with_log_table_forms
+
+from cdclake.project.project_files import PROJECT_PARTS
+from cdclake.session.spark import SMALL_INPUT_ATOMS
 
 NOW_US = 1_700_000_000_000_000          # 2023-11-14 22:13:20 UTC
 BACKFILL_US = NOW_US - 60_000_000
@@ -81,7 +81,7 @@ def own_keyspace(tmp_path_factory):
     (work / "readings.csv").write_text(READINGS_CSV)
     env = {k: v for k, v in os.environ.items() if k != "CDCLAKE_TARGET"}
     env.update(CDCLAKE_TABLE_FORMAT="parquet", CDCLAKE_PROJECT_DIR=str(project), CDCLAKE_TARGET_DIR=str(work / "target"), CDCLAKE_DRIVER_MEMORY="1g")
-    # every command's JVM maps the class archive an earlier one wrote (cdclake/jvm_archive.py):
+    # every command's JVM maps the class archive an earlier one wrote (cdclake/session/jvm_archive.py):
     # with -Xshare:on a JVM that cannot stops
     env["JAVA_TOOL_OPTIONS"] = "-Xshare:on"
 

@@ -1,9 +1,9 @@
 """Scratch projects (replays, the batch tests, the benchmark) start from dbt's partial-parse state
-of the project without generated models, parsed once (cdclake/parse_state.py)."""
+of the project without generated models, parsed once (cdclake/project/parse_state.py)."""
 from __future__ import annotations
 
-from cdclake import dbt, parse_state
-from cdclake.project_files import PROJECT_PARTS, state_key
+from cdclake.project import dbt, parse_state
+from cdclake.project.project_files import PROJECT_PARTS, state_key
 from cdclake.replay import prepare_scratch_project
 
 

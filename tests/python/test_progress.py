@@ -6,7 +6,7 @@ import io
 import threading
 from types import SimpleNamespace as Obj
 
-from cdclake.progress import ModelRowCounts
+from cdclake.project.progress import ModelRowCounts
 
 
 def finished(name: str, materialized: str = "table", status: str = "success", resource: str = "model"):

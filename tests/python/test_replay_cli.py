@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import pytest
-
-from cdclake.generations import DEFAULT_VNODES_PER_NODE, default_single_node_generation, lookup_stream
-from cdclake.paths import target_dir
 from conftest import REPO
+
+from cdclake.generations.vnodes import DEFAULT_VNODES_PER_NODE, default_single_node_generation, lookup_stream
+from cdclake.settings import target_dir
 from python_udfs.tokens import token_of_partition_key
 
 NOW_US = 1_700_000_000_000_000
@@ -71,7 +71,7 @@ def test_a_replay_builds_what_it_prints(example_replay):
     printed = {"shop__orders_scylla_cdc_log", "shop__inventory_scylla_cdc_log", "shop__sessions_scylla_cdc_log",
                "cdc_rejected_writes", "cdc_write_audit"}
     assert {name: ran.get(name) for name in printed} == {name: "success" for name in printed}
-    assert {"cdc_log", "int_log_images"} <= set(ran)
+    assert {"int_log_written", "int_log_images"} <= set(ran)
     assert not {"assert_log_replays_to_base_state", "assert_processed_writes_match_the_input",
                 "cdc_generation_descriptions", "not_null_cdc_log_column_name", "assert_base_schemas_are_valid",
                 "assert_generated_models_follow_the_schemas", "assert_generations_are_valid"} & set(ran)
@@ -87,11 +87,11 @@ def test_generations_a_user_gives_are_checked_even_without_self_checks():
 
 def test_later_replays_map_the_class_archive_an_earlier_command_wrote(example_replay):
     """The first cdclake command on a machine (this replay, or an earlier module's command) leaves
-    its JVM's class archive (cdclake/jvm_archive.py) and no partial one; a later replay maps it:
+    its JVM's class archive (cdclake/session/jvm_archive.py) and no partial one; a later replay maps it:
     with -Xshare:on a JVM that cannot map it stops. This one prints the default grid, with a
     lightweight transaction's result and a DESCRIBE on stderr."""
-    from cdclake import jvm_archive
-    from cdclake.spark import classpath_jars
+    from cdclake.session import jvm_archive
+    from cdclake.session.spark import classpath_jars
 
     folder = jvm_archive.archive_folder()
     assert [p.name for p in folder.iterdir()] == [f"classes-{jvm_archive.fingerprint(classpath_jars())}.jsa"]
@@ -122,7 +122,7 @@ def test_a_replay_where_another_process_holds_the_folder_stops_before_touching_i
     folder first, so a second replay there stops at once and leaves the first one's project as
     it was."""
     target = tmp_path / "target"
-    hold_folder = ("import sys, time; from pathlib import Path; from cdclake.target_lock import hold; "
+    hold_folder = ("import sys, time; from pathlib import Path; from cdclake.session.target_lock import hold; "
                    "hold(Path(sys.argv[1])); print('held', flush=True); time.sleep(600)")
     holder = subprocess.Popen([sys.executable, "-c", hold_folder, str(target / "replay" / "warehouse")],
                               cwd=REPO, stdout=subprocess.PIPE, text=True)

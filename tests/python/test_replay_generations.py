@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from cdclake.cluster_history import generations_from_history_file
-from cdclake.generations import lookup_stream
 from conftest import REPO
+
+from cdclake.generations.cluster_history import generations_from_history_file
+from cdclake.generations.vnodes import lookup_stream
 from python_udfs.tokens import token_of_partition_key
 
 NOW_US = 1_700_000_000_000_000          # 2023-11-14 22:13:20 UTC

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from cdclake.paths import PROFILES_DIR, PROJECT_DIR
-from cdclake.serve import port_open
-from cdclake.spark import delta_jar
 from conftest import free_port
+
+from cdclake.session.spark import delta_jar
+from cdclake.session.thrift import port_open
+from cdclake.settings import PROFILES_DIR, PROJECT_DIR
 
 START_TIMEOUT_S = 240
 SEED = "cdc_generations"
@@ -92,8 +92,8 @@ def run(server: Server, command: list[str]) -> subprocess.CompletedProcess:
 
 
 def test_thrift_target_is_read_from_the_flag_then_the_environment(monkeypatch, tmp_path):
-    from cdclake import dbt
-    from cdclake.paths import target_dir
+    from cdclake.project import dbt
+    from cdclake.settings import target_dir
 
     monkeypatch.setenv("CDCLAKE_TARGET", "thrift")
     assert dbt.target_name(["build"]) == "thrift"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cdclake.spark import SMALL_DATA_CONF, remove_unfinished_table_folders, session_settings, small_data
+from cdclake.session.spark import SMALL_DATA_CONF, remove_unfinished_table_folders, session_settings, small_data
 
 
 def test_small_data_settings_hold_inside_the_block_and_the_own_ones_come_back(spark):
@@ -45,7 +45,7 @@ def test_folders_the_catalog_does_not_hold_go_and_its_tables_stay(spark):
 
 def test_the_session_compiles_a_plan_once_though_a_build_compiles_more_than_sparks_hundred(spark):
     """A build compiles some 1,000 generated classes; Spark keeps 100 by default, so every build
-    compiled its plans again (cdclake.spark.CODEGEN_CACHE_ENTRIES). Here 150 plans of distinct
+    compiled its plans again (cdclake.session.spark.CODEGEN_CACHE_ENTRIES). Here 150 plans of distinct
     code, then the same 150 again: the second pass compiles nothing."""
     compilations = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
     plans = [f"select id * {n} + {n + 1} as v from range(2)" for n in range(150)]

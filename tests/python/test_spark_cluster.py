@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-from cdclake.spark import SMALL_INPUT_ATOMS, delta_jar
 from conftest import REPO, free_port
 from outputs import location, snapshot_files, table_format
+
+from cdclake.session.spark import SMALL_INPUT_ATOMS, delta_jar
 
 START_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 1800
@@ -138,16 +138,17 @@ def test_the_rerun_removed_what_the_killed_run_left(rebuilt_after_kill):
 def test_the_cluster_builds_delta_and_plans_for_small_data(rebuilt_after_kill, example_outputs):
     """The default set-up builds Delta tables; the session here builds Parquet (conftest), so the
     comparison above is also Delta against Parquet, row for row. The example's 55 atoms are below
-    SMALL_INPUT_ATOMS: the build plans as a replay does (cdclake.spark.plan_for_input_size)."""
+    SMALL_INPUT_ATOMS: the build plans as a replay does (cdclake.session.spark.plan_for_input_size)."""
     target, log = rebuilt_after_kill
     assert delta_jar() is not None, "no Delta Lake jar in jars/: run make jars"
     assert "table format: delta" in log
     assert "HiveAlterHandler" not in log, "replacing Delta tables printed the metastore's refusals"
     stored = [table for table in example_outputs if location(target, table).is_dir()]
-    # the state tables, the rejected writes and the load refusals are views (of the history, of
-    # the ledger, of the input)
+    # the state tables, the rejected writes, the load refusals and cdc_log are views (of the
+    # history, of the ledger, of the input, of int_log_written)
     assert sorted(set(example_outputs) - set(stored)) == sorted(
-        [t for t in example_outputs if t.endswith("_state")] + ["cdc_lake.cdc_load_refusals", "cdc_lake.cdc_rejected_writes"])
+        [t for t in example_outputs if t.endswith("_state")]
+        + ["cdc_lake.cdc_load_refusals", "cdc_lake.cdc_log", "cdc_lake.cdc_rejected_writes"])
     formats = {table: table_format(target, table) for table in stored}
     assert set(formats.values()) == {"delta"}, formats
     assert os.environ["CDCLAKE_TABLE_FORMAT"] == os.environ.get("CDCLAKE_TEST_TABLE_FORMAT", "parquet")
@@ -157,7 +158,7 @@ def test_the_cluster_builds_delta_and_plans_for_small_data(rebuilt_after_kill, e
 PROBE = """
 import sys
 from pathlib import Path
-from cdclake.spark import create_session
+from cdclake.session.spark import create_session
 spark = create_session(Path(sys.argv[1]))
 print(spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("python_udfs").__file__).collect()[0])
 spark.sql("create table probe using parquet as select id from range(4)")

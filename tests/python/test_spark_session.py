@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdclake import spark as spark_module
+from cdclake.session import spark as spark_module
 
 
 def test_missing_java_says_how_to_install_it(monkeypatch):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from cdclake.compiled_models import compiled_inline_sql, compiled_model_sql, point_inputs
-from cdclake.paths import target_dir
+from cdclake.project.compiled_models import compiled_inline_sql, compiled_model_sql, point_inputs
+from cdclake.settings import target_dir
 
 COMPILED = target_dir() / "compiled" / "scylla_cdc_lake" / "models"
 # a change group judged as int_change_groups_admitted judges it, with the same macros

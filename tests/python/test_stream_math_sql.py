@@ -7,11 +7,11 @@ import random
 
 import pytest
 from cassandra.shard_info import ShardingInfo
+from test_udf_driver_properties import random_shard_cases
 
-from cdclake.compiled_models import compiled_inline_sql
+from cdclake.project.compiled_models import compiled_inline_sql
 from python_udfs.sharding import shard_of
 from python_udfs.timeuuids import MAX_MICROS, MIN_MICROS, timeuuid_from_micros
-from test_udf_driver_properties import random_shard_cases
 
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 

@@ -4,7 +4,7 @@ target folder from one format to the other needs no clean-up. (The test session 
 conftest.spark; the Delta build itself is test_spark_cluster's.)"""
 from __future__ import annotations
 
-from cdclake.spark import delta_jar
+from cdclake.session.spark import delta_jar
 
 
 def provider(spark, table: str) -> str:
@@ -17,7 +17,7 @@ def test_a_table_switches_format_in_place_both_ways(spark):
     spark.sql("create database if not exists format_switch")
     spark.sql("create or replace table format_switch.t using delta as select 1 as x")
     assert provider(spark, "format_switch.t") == "delta"
-    spark.range(2).write.mode("overwrite").format("parquet").saveAsTable("format_switch.t")  # as cdclake.inputs does
+    spark.range(2).write.mode("overwrite").format("parquet").saveAsTable("format_switch.t")  # as cdclake.load.inputs does
     assert provider(spark, "format_switch.t") == "parquet"
     assert spark.table("format_switch.t").count() == 2
     spark.range(3).write.mode("overwrite").format("delta").saveAsTable("format_switch.t")

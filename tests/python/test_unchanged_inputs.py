@@ -1,5 +1,5 @@
 """A build leaves out the nodes that read only slow-moving inputs (schemas, generations) while
-those Delta tables keep the version of the last build (cdclake/unchanged_inputs.py); the Delta
+those Delta tables keep the version of the last build (cdclake/project/unchanged_inputs.py); the Delta
 builds of test_incremental_builds show the outputs stay those of a full build."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from cdclake import unchanged_inputs
+from cdclake.project import unchanged_inputs
 
 SLOW, FAST = "source.p.in.slow", "source.p.in.fast"
 MANIFEST = {

@@ -10,7 +10,7 @@ import string
 
 import pytest
 
-from cdclake.compiled_models import compiled_inline_sql
+from cdclake.project.compiled_models import compiled_inline_sql
 from python_udfs.input_checks import value_error
 
 # the scalar types the fast path reads, with the types it leaves to the UDF

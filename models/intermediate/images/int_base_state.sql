@@ -1,5 +1,5 @@
 {#- The base tables' state after every processed write, build to build (see _images__models.yml). -#}
--- depends_on: {{ ref('cdc_log') }}
+-- depends_on: {{ ref('int_log_written') }}
 {%- set merges = cdc_table_format() == 'delta' -%}
 {{ config(
     materialized='incremental',
@@ -12,7 +12,7 @@ with
 
 batch_atoms as (
 
-    select * from {{ cdc_batch_state_atoms() }} as batch
+    select * from {{ cdc_batch_state_atoms(ref('int_batch_atoms')) }} as batch
 
 ),
 

@@ -9,7 +9,7 @@ point_events as (
 
 base_columns as (
 
-    select * from {{ cdc_image_columns() }} as image_columns
+    select * from {{ cdc_image_columns(ref('int_base_columns_described')) }} as image_columns
 
 ),
 

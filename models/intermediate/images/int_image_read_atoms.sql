@@ -13,7 +13,7 @@ table_versions as (
 
 batch_atoms as (
 
-    select * from {{ cdc_batch_state_atoms() }} as batch
+    select * from {{ cdc_batch_state_atoms(ref('int_batch_atoms')) }} as batch
 
 ),
 
@@ -21,7 +21,7 @@ batch_and_carried_atoms as (
 
     -- the batch's accepted atoms and the state carried from earlier batches (write ids below
     -- the batch's) of the partitions the batch writes
-    select * from {{ cdc_batch_and_carried_atoms('batch_atoms') }} as atoms
+    select * from {{ cdc_batch_and_carried_atoms('batch_atoms', ref('int_build_batch')) }} as atoms
 
 )
 

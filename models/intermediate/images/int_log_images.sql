@@ -4,7 +4,7 @@ with
 
 base_columns as (
 
-    select * from {{ cdc_image_columns() }} as image_columns
+    select * from {{ cdc_image_columns(ref('int_base_columns_described')) }} as image_columns
 
 ),
 

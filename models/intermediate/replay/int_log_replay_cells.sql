@@ -8,7 +8,9 @@ facts as (
 
 ),
 
-{{ cdc_live_cells('facts', 'live', extra=['row_clustering'], as_of_us=cdc_replay_as_of_us()) }}
+{{ cdc_live_cells(
+    'facts', 'live', extra=['row_clustering'], as_of_us=cdc_replay_as_of_us(ref('int_log_replay_facts'))
+) }}
 
 select
     keyspace_name,

@@ -1,30 +1,31 @@
 {#- The CDC log replayed as a replicator applies it: its write facts (see _replay__models.yml). -#}
 {%- set logged_through = cdc_logged_through_write_id() -%}
-{%- do cdc_refuse_switched_log_sources() -%}
+{%- set imported_log = ref('stg_cdc_input__imported_log') -%}
+{%- do cdc_refuse_switched_log_sources(imported_log) -%}
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    post_hook=["{{ cdc_mark_logged_through() }}", "{{ cdc_mark_newest_change() }}"],
+    post_hook=["{{ cdc_mark_logged_through(ref('int_batch_atoms')) }}", "{{ cdc_mark_newest_change() }}"],
 ) }}
 
 with
 
 replayable_tables as (
 
-    select * from {{ cdc_replayable_tables() }} as tables
+    select * from {{ cdc_replayable_tables(ref('int_base_tables_described')) }} as tables
 
 ),
 
 base_columns as (
 
-    select * from {{ cdc_newest_base_columns() }} as base_columns
+    select * from {{ cdc_newest_base_columns(ref('int_base_columns_described')) }} as base_columns
 
 ),
 
 recent_writes as (
 
-    {{ cdc_writes_to_add(logged_through) }}
+    {{ cdc_writes_to_add(logged_through, ref('int_batch_atoms')) }}
 
 ),
 
@@ -34,9 +35,10 @@ recent_log as (
     -- the facts of those replayed before)
     select replayed.*
     from {{ cdc_replayed_log(
-        "(select log.* from " ~ ref('cdc_log') ~ " as log left semi join recent_writes"
+        "(select log.* from " ~ ref('int_log_written') ~ " as log left semi join recent_writes"
         ~ " on log.write_id = recent_writes.write_id"
-        ~ " where " ~ cdc_log_written_after('log', logged_through) ~ ")"
+        ~ " where " ~ cdc_log_written_after('log', logged_through) ~ ")",
+        imported_log
     ) }} as replayed
 
 ),

@@ -5,7 +5,7 @@
     materialized='incremental' if cdc_rewrites_replayed_partitions() else 'table',
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{{ cdc_delete_replayed_versions() }}",
+    pre_hook="{{ cdc_delete_replayed_versions(ref('int_log_replay_facts')) }}",
 ) }}
 
 with
@@ -16,7 +16,7 @@ facts as (
     from {{ all_facts }} as all_facts
     {% if is_incremental() %}
         -- the partitions with facts replayed since this table's last build
-        where {{ cdc_in_partitions_replayed_after('all_facts', mark) }}
+        where {{ cdc_in_partitions_replayed_after('all_facts', all_facts, mark) }}
     {% endif %}
 
 ),

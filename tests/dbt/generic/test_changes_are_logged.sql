@@ -10,7 +10,7 @@ log_rows as (
         `cdc$time`,
         `cdc$batch_seq_no`,
         abs(`cdc$operation`) as operation
-    from {{ cdc_replayed_log(ref('cdc_log')) }} as replayed
+    from {{ cdc_replayed_log(ref('int_log_written'), ref('stg_cdc_input__imported_log')) }} as replayed
     where keyspace_name = '{{ keyspace_name }}' and table_name = '{{ table_name }}'
 
 )

@@ -1,5 +1,5 @@
 {#- The generated log and consumer models declare their base table's schema in their properties
-    (`config.meta`, cdclake/log_columns.py `generated_model_meta`): its latest logged columns and
+    (`config.meta`, cdclake/logschema.py `generated_model_meta`): its latest logged columns and
     its keyspace's user types, which their macros read instead of the schema inputs. cdclake
     writes them before every build and with every schema load; plain dbt builds with those it
     last wrote. A schema changed since (by hand, or loaded elsewhere) would be logged with the

@@ -7,7 +7,7 @@ with
 
 batch_log_rows as (
 
-    select * from {{ cdc_batch_log_rows() }} as rows
+    select * from {{ cdc_batch_log_rows(ref('int_log_written'), ref('int_batch_atoms'), ref('int_build_batch')) }} as rows
 
 ),
 
@@ -20,10 +20,10 @@ unnamed_cells as (
         log.table_name,
         log.change_timestamp,
         log.`cdc$time`
-    from {{ ref('cdc_log') }} as log
+    from {{ ref('int_log_written') }} as log
     left semi join {{ ref('int_batch_atoms') }} as batch_writes
         on log.write_id = batch_writes.write_id
-    where log.column_name is null and {{ cdc_log_written_after('log', cdc_last_processed_write_id()) }}
+    where log.column_name is null and {{ cdc_log_written_after('log', cdc_last_processed_write_id(ref('int_build_batch'))) }}
 
 ),
 

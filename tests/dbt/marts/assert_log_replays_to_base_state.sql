@@ -12,15 +12,15 @@ with
 replayable_tables as (
 
     select tables.*
-    from {{ cdc_replayable_tables() }} as tables
-    left anti join {{ cdc_imported_log_tables() }} as imported_tables
+    from {{ cdc_replayable_tables(ref('int_base_tables_described')) }} as tables
+    left anti join {{ cdc_imported_log_tables(ref('stg_cdc_input__imported_log')) }} as imported_tables
         on tables.keyspace_name = imported_tables.keyspace_name and tables.table_name = imported_tables.table_name
 
 ),
 
 base_columns as (
 
-    select * from {{ cdc_newest_base_columns() }} as base_columns
+    select * from {{ cdc_newest_base_columns(ref('int_base_columns_described')) }} as base_columns
 
 ),
 
@@ -28,7 +28,7 @@ base_columns as (
 
 batch_logged_atoms as (
 
-    select * from {{ cdc_batch_state_atoms() }} as batch
+    select * from {{ cdc_batch_state_atoms(ref('int_batch_atoms')) }} as batch
     where batch.cdc_enabled
 
 ),
@@ -37,7 +37,7 @@ logged_atoms as (
 
     -- the batch's accepted atoms of CDC-enabled schema versions, and the carried state's of
     -- the partitions they write (elsewhere the earlier batches' checks hold)
-    select * from {{ cdc_batch_and_carried_atoms('batch_logged_atoms') }} as atoms
+    select * from {{ cdc_batch_and_carried_atoms('batch_logged_atoms', ref('int_build_batch')) }} as atoms
     where atoms.cdc_enabled
 
 ),

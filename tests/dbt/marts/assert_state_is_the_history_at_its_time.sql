@@ -8,7 +8,7 @@ with
 
 as_of as (
 
-    select {{ cdc_replay_as_of_us() }} as as_of_us
+    select {{ cdc_replay_as_of_us(ref('int_log_replay_facts')) }} as as_of_us
 
 ),
 

@@ -1,0 +1,67 @@
+"""``cdclake generations``: build a cluster's CDC generations, or import a real cluster's, and
+load them as the ``cdc_input`` generation tables (or write them as seed-layout CSV files).
+
+    cdclake generations build HISTORY.yml [--csv DIR]
+    cdclake generations import --descriptions V2.csv [--timestamps TS.csv] [--ignore-msb 12] [--csv DIR]
+    cdclake generations import --generations-v3 V3.csv --topology TOPOLOGY.csv [--csv DIR]
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from cdclake import settings
+from cdclake.generations import generation_tables
+from cdclake.generations.generation_tables import GenerationTables
+
+
+def _import(args) -> GenerationTables:
+    from cdclake.generations import generation_import as gi
+
+    if args.generations_v3:
+        if not args.topology:
+            raise SystemExit("--generations-v3 needs --topology (a system.topology export with committed_cdc_generations)")
+        generations = gi.import_cdc_generations_v3(args.generations_v3, gi.read_committed_cdc_generations(args.topology))
+    elif args.descriptions:
+        generations = gi.import_streams_descriptions_v2(
+            args.descriptions, args.timestamps, ignore_msb=args.ignore_msb)
+    else:
+        raise SystemExit("give --descriptions (cdc_streams_descriptions_v2) or --generations-v3")
+    return GenerationTables.from_entries(generations)
+
+
+def configure(parser) -> None:
+    parser.description = __doc__.split("\n\n")[0]
+    commands = parser.add_subparsers(dest="generations_command", required=True, metavar="HOW")
+    build = commands.add_parser("build", help="every generation of a cluster history file")
+    build.add_argument("history", type=Path)
+    imported = commands.add_parser("import", help="generations exported with cqlsh COPY TO")
+    imported.add_argument("--descriptions", type=Path, help="system_distributed.cdc_streams_descriptions_v2 export")
+    imported.add_argument("--timestamps", type=Path, help="system_distributed.cdc_generation_timestamps export")
+    imported.add_argument("--ignore-msb", type=int, default=12,
+                          help="the cluster's murmur3_partitioner_ignore_msb_bits (v2 does not store it; default 12)")
+    imported.add_argument("--generations-v3", type=Path, help="system.cdc_generations_v3 export")
+    imported.add_argument("--topology", type=Path, help="system.topology export (generation ids -> timestamps)")
+    for command in (build, imported):
+        command.add_argument("--csv", type=Path, help="write seed-layout CSV files here instead of loading them")
+
+
+def run(args) -> int:
+    started = time.perf_counter()
+    tables = generation_tables.from_history_file(args.history) if args.generations_command == "build" else _import(args)
+    built = time.perf_counter()
+    if args.csv:
+        generation_tables.write_csv_folder(tables, args.csv)
+        where = f"{args.csv}/"
+    else:
+        from cdclake.session.spark import create_session
+        from cdclake.settings import target_dir
+
+        spark = create_session(target_dir())
+        generation_tables.load(spark, tables, settings.table_format())
+        where = "cdc_input.cdc_generations and cdc_input.cdc_generation_streams"
+    print(
+        f"{len(tables.timestamps_ms)} generations, {tables.stream_count:,} streams: "
+        f"built in {built - started:.1f} s, written to {where} in {time.perf_counter() - built:.1f} s"
+    )
+    return 0

@@ -1,0 +1,1 @@
+"""CDC generations: made from a cluster history, imported from a cluster, and ScyllaDB's admission rule."""

@@ -1,0 +1,1 @@
+"""The Spark session and the warehouse it serves: start-up, class archive, one process per target, Thrift."""
