@@ -13,12 +13,12 @@ log = logging.getLogger("cdclake")
 def _setup_logging() -> None:
     """cdclake's own messages on stderr (its choices too when --verbose); other libraries'
     loggers (py4j, ...) stay quiet. Output that is not a terminal gets no colour codes from dbt."""
-    from cdclake.session.spark import verbose
+    from cdclake import settings
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("cdclake: %(message)s"))
     log.addHandler(handler)
-    log.setLevel(logging.DEBUG if verbose() else logging.INFO)
+    log.setLevel(logging.DEBUG if settings.current().verbose else logging.INFO)
     log.propagate = False
     if not sys.stdout.isatty():
         os.environ.setdefault("DBT_USE_COLORS", "false")

@@ -30,7 +30,7 @@ PROJECT_DIR = Path(os.environ.get("CDCLAKE_PROJECT_DIR", INSTALL_DIR))
 PROFILES_DIR = PROJECT_DIR / "profiles"
 EMBEDDED_TARGET = "local"    # the profile output that runs on this process's Spark session
 TABLE_FORMATS = ("delta", "parquet")
-GENERATED_DIR_ENV = "CDCLAKE_GENERATED_DIR"     # set for dbt by cdclake/project/generated.py
+GENERATED_DIR_ENV = "CDCLAKE_GENERATED_DIR"     # set by cdclake/project/generated.py, read by dbt_project.yml
 
 
 @dataclass(frozen=True)

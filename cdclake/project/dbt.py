@@ -5,8 +5,8 @@ import os
 from pathlib import Path
 
 from cdclake import settings
-from cdclake.project.dbt_args import EMBEDDED_TARGET, cli_vars, option_value, project_dir_of, target_name  # noqa: F401
-from cdclake.settings import PROFILES_DIR, PROJECT_DIR, target_dir
+from cdclake.project.dbt_args import cli_vars, option_value, project_dir_of, target_name  # noqa: F401
+from cdclake.settings import EMBEDDED_TARGET, PROFILES_DIR, PROJECT_DIR, target_dir
 
 
 def with_project_defaults(args: list[str], project_dir: Path = PROJECT_DIR) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cdclake import settings
-from cdclake.settings import EMBEDDED_TARGET, PROJECT_DIR  # noqa: F401 (EMBEDDED_TARGET: dbt.EMBEDDED_TARGET)
+from cdclake.settings import PROJECT_DIR
 
 
 def target_name(args: list[str]) -> str:

@@ -16,10 +16,9 @@ import functools
 import os
 from pathlib import Path
 
-from cdclake.settings import PROJECT_DIR, target_dir
+from cdclake.settings import GENERATED_DIR_ENV, PROJECT_DIR, target_dir
 
 GENERATED_SUBDIR = "generated"
-GENERATED_ENV = "CDCLAKE_GENERATED_DIR"       # read by dbt_project.yml (model-paths, macro-paths)
 UDF_MACROS = Path("macros") / "databricks" / "cdc_udfs_ddl.sql"
 
 
@@ -39,9 +38,9 @@ def point_dbt_at(project_dir: Path = PROJECT_DIR) -> Path:
     parses a project again in full when a variable its dbt_project.yml reads changed)."""
     folder = generated_dir(project_dir)
     try:
-        os.environ[GENERATED_ENV] = str(folder.relative_to(Path(project_dir)))
+        os.environ[GENERATED_DIR_ENV] = str(folder.relative_to(Path(project_dir)))
     except ValueError:           # a target folder elsewhere (CDCLAKE_TARGET_DIR)
-        os.environ[GENERATED_ENV] = str(folder.resolve())
+        os.environ[GENERATED_DIR_ENV] = str(folder.resolve())
     write_udf_macros(folder)
     return folder
 

@@ -6,7 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from cdclake.settings import PROFILES_DIR
+from cdclake.settings import GENERATED_DIR_ENV, PROFILES_DIR
 
 PROJECT_PARTS = ["dbt_project.yml", "selectors.yml", "models", "macros", "seeds", "tests/dbt"]
 
@@ -22,6 +22,6 @@ def state_key(project: Path, parts: list[str]) -> str:
         digest.update(str(path.relative_to(project)).encode() + b"\0" + path.read_bytes() + b"\0")
     digest.update((PROFILES_DIR / "profiles.yml").read_bytes())
     # not the generated folder's name: it follows the project's folder (cdclake/project/generated.py)
-    for name in sorted(n for n in os.environ if n.startswith(("CDCLAKE_", "DBT_")) and n != "CDCLAKE_GENERATED_DIR"):
+    for name in sorted(n for n in os.environ if n.startswith(("CDCLAKE_", "DBT_")) and n != GENERATED_DIR_ENV):
         digest.update(f"{name}={os.environ[name]}\0".encode())
     return digest.hexdigest()[:24]

@@ -54,12 +54,6 @@ JAVA_INSTALL_HINT = "sudo apt-get install -y openjdk-17-jre-headless"
 QUIET_LOG_CONFIG = Path(__file__).with_name("log4j2-quiet.properties")
 
 
-def verbose() -> bool:
-    """Whether cdclake runs ``--verbose`` (``CDCLAKE_VERBOSE=1``): Spark's own warnings and
-    cdclake's choices (table format, planning) on standard error."""
-    return settings.current().verbose
-
-
 class JavaMissingError(RuntimeError):
     pass
 
@@ -143,7 +137,7 @@ def create_session(
         from cdclake.session import jvm_archive
 
         java_options = f"{java_options} {jvm_archive.archive_options(jvm_archive.archive_folder(), classpath_jars())}"
-    if not verbose():
+    if not settings.current().verbose:
         java_options = f"{java_options} -Dlog4j2.configurationFile={QUIET_LOG_CONFIG.as_uri()}"
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)

@@ -19,7 +19,8 @@ from _shared_paths import SHARED
 from cdclake import cli
 from cdclake.project.databricks_udfs import HANDLER, module_source, uc_functions
 from cdclake.project.dbt import with_project_defaults
-from cdclake.project.generated import GENERATED_ENV, generated_dir, write_udf_macros
+from cdclake.project.generated import generated_dir, write_udf_macros
+from cdclake.settings import GENERATED_DIR_ENV
 from python_udfs.registry import session_sql_functions
 
 DATABRICKS_ENV = {
@@ -48,7 +49,7 @@ def databricks_dbt(tmp_path_factory):
         # what `cdclake generate` writes for plain dbt: the UDF macros in the generated folder
         generated = generated_dir()
         write_udf_macros(generated)
-        env.setenv(GENERATED_ENV, str(generated))
+        env.setenv(GENERATED_DIR_ENV, str(generated))
         parsed = dbtRunner().invoke(with_project_defaults(["parse", *paths]))
         assert parsed.success, f"dbt parse --target databricks failed: {parsed.exception}"
         manifest = parsed.result
