@@ -91,8 +91,10 @@ def prepare_inputs(spark, project_dir, command: str, *, example: bool) -> str | 
     if command not in COMMANDS_WITH_SUMMARY or example:
         return None
     missing = missing_inputs(spark)
-    if not missing:
-        return None
+    return missing_inputs_problem(missing) if missing else None
+
+
+def missing_inputs_problem(missing: list[str]) -> str:
     return (f"the warehouse has no {', '.join(missing)}: load your keyspace (cdclake load schema|cql|snapshot, "
             "cdclake generations build|import), or the example keyspace (cdclake load example)")
 
@@ -108,6 +110,14 @@ def run_dbt(args: list[str]) -> int:
         return 0 if dbtRunner().invoke(args).success else 1
     spark = None
     target = dbt.target_name(args)
+    example = str(dbt.cli_vars(args).get("cdc_example", False)).lower() == "true"
+    if command in COMMANDS_WITH_SUMMARY and target == dbt.EMBEDDED_TARGET and not example:
+        from cdclake.load.inputs import INPUT_SCHEMA, INPUT_TABLES
+        from cdclake.session.warehouse import catalog_exists
+
+        if not catalog_exists(target_dir()):        # nothing was ever loaded: said without Spark
+            print(f"error: {missing_inputs_problem([f'{INPUT_SCHEMA}.{t}' for t in INPUT_TABLES])}", file=sys.stderr)
+            return 2
     if command not in COMMANDS_WITHOUT_SPARK and target == dbt.EMBEDDED_TARGET:
         from cdclake.session.spark import create_session
 
@@ -117,7 +127,6 @@ def run_dbt(args: list[str]) -> int:
 
         adopt_server_table_format()
     if spark is not None:
-        example = str(dbt.cli_vars(args).get("cdc_example", False)).lower() == "true"
         problem = prepare_inputs(spark, dbt.project_dir_of(args), command, example=example)
         if problem:
             print(f"error: {problem}", file=sys.stderr)

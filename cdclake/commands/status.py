@@ -10,6 +10,10 @@ import json
 
 from cdclake.load.inputs import INPUT_SCHEMA, INPUT_TABLES
 
+NO_INPUTS = ("no inputs: load your keyspace (cdclake load schema|cql|snapshot, cdclake generations build|import) "
+             "or the example (cdclake load example)")
+NO_BUILD = "writes processed: none (no build yet)"
+
 
 def status_lines(spark, run_results: dict | None) -> list[str]:
     from cdclake.load.inputs import missing_inputs
@@ -18,8 +22,7 @@ def status_lines(spark, run_results: dict | None) -> list[str]:
     missing = set(missing_inputs(spark))
     lines = []
     if len(missing) == len(INPUT_TABLES):
-        lines.append("no inputs: load your keyspace (cdclake load schema|cql|snapshot, cdclake generations "
-                     "build|import) or the example (cdclake load example)")
+        lines.append(NO_INPUTS)
     elif missing:
         lines.append("inputs missing: " + ", ".join(sorted(missing)))
     built = not missing_tables(spark, ["cdc_lake.cdc_log", "cdc_lake.cdc_write_audit"])
@@ -51,21 +54,25 @@ def status_lines(spark, run_results: dict | None) -> list[str]:
                      f"{totals['logged_writes']:,} logged + {totals['unlogged_writes']:,} not logged + "
                      f"{totals['rejected_writes']:,} rejected; {totals['log_rows']:,} log rows")
     else:
-        lines.append("writes processed: none (no build yet)")
+        lines.append(NO_BUILD)
     if not {f"{INPUT_SCHEMA}.cdc_generations", f"{INPUT_SCHEMA}.cdc_generation_streams"} & missing:
         g = spark.sql(
             f"select count(*) as n, min(generation_ts_ms) as first, max(generation_ts_ms) as last, "
             f"(select count(*) from {INPUT_SCHEMA}.cdc_generation_streams) as streams "
             f"from {INPUT_SCHEMA}.cdc_generations").first()
         lines.append(f"generations: {g.n} (first {g.first} ms, last {g.last} ms), {g.streams:,} streams")
-    if run_results:
-        results = run_results["results"]
-        failed = [r["unique_id"].split(".")[-1] for r in results if r["status"] in ("error", "fail")]
-        lines.append(f"last dbt command: {run_results['args'].get('which', '?')} at "
-                     f"{run_results['metadata']['generated_at']}, {len(results)} nodes in "
-                     f"{run_results['elapsed_time']:.1f} s, "
-                     + (f"failed: {', '.join(failed)}" if failed else "succeeded"))
-    return lines
+    return lines + last_command_lines(run_results)
+
+
+def last_command_lines(run_results: dict | None) -> list[str]:
+    """The last dbt command: what, when, how many nodes, how it ended (none without results)."""
+    if not run_results:
+        return []
+    results = run_results["results"]
+    failed = [r["unique_id"].split(".")[-1] for r in results if r["status"] in ("error", "fail")]
+    return [f"last dbt command: {run_results['args'].get('which', '?')} at "
+            f"{run_results['metadata']['generated_at']}, {len(results)} nodes in {run_results['elapsed_time']:.1f} s, "
+            + (f"failed: {', '.join(failed)}" if failed else "succeeded")]
 
 
 def configure(parser) -> None:
@@ -73,12 +80,17 @@ def configure(parser) -> None:
 
 
 def run(args) -> int:
-    from cdclake.load.inputs import input_atoms
-    from cdclake.session.spark import create_session, plan_for_input_size
+    from cdclake.session.warehouse import catalog_exists
     from cdclake.settings import PROJECT_DIR, target_dir
 
     results_file = target_dir() / "run_results.json"
     run_results = json.loads(results_file.read_text()) if results_file.exists() else None
+    if not catalog_exists(target_dir()):        # nothing was ever loaded: said without Spark
+        print("\n".join([NO_INPUTS, NO_BUILD, *last_command_lines(run_results)]))
+        return 0
+    from cdclake.load.inputs import input_atoms
+    from cdclake.session.spark import create_session, plan_for_input_size
+
     spark = create_session(target_dir())
     # its queries read the inputs and what builds made of them: sized as a build of them is
     plan_for_input_size(spark, input_atoms(spark, PROJECT_DIR, example=False))

@@ -2,7 +2,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Iterable
+
+
+def catalog_exists(target: Path) -> bool:
+    """Whether the catalog of cdclake's session for ``target`` exists: its Derby metastore in that
+    folder (cdclake.session.spark.create_session), created when the session first starts. Without
+    it no table was ever registered, every input is missing, and a command can say so without
+    starting Spark."""
+    return (Path(target) / "metastore_db").is_dir()
 
 
 def missing_tables(spark, tables: Iterable[str]) -> list[str]:

@@ -55,6 +55,16 @@ def test_a_replay_answers_before_spark_when_it_has_nothing_to_build(tmp_path, ca
     assert "error: statement 1 (line 1): INSERT INTO nowhere.t" in capsys.readouterr().err
 
 
+def test_an_empty_warehouse_says_what_to_load_and_builds_nothing_without_spark(tmp_path, capsys, monkeypatch,
+                                                                              no_spark):
+    monkeypatch.setenv("CDCLAKE_TARGET_DIR", str(tmp_path / "target"))
+    assert cli.main(["status"]) == 0
+    assert capsys.readouterr().out.startswith("no inputs: load your keyspace")
+    assert cli.main(["build"]) == 2
+    error = capsys.readouterr().err
+    assert "error: the warehouse has no cdc_input.base_mutations" in error and "cdclake load example" in error
+
+
 def test_a_write_from_the_future_is_warned_of_at_load_time(capsys):
     def atom(write_id, ahead_us):
         return Atom(write_id=write_id, coordinator_now_us=NOW_US, keyspace_name="ks", table_name="t",

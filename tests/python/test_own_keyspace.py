@@ -92,15 +92,6 @@ def own_keyspace(tmp_path_factory):
     return work, project, run
 
 
-def test_an_empty_warehouse_says_what_to_load_and_builds_nothing(own_keyspace):
-    _, _, run = own_keyspace
-    status = run("status")
-    assert status.returncode == 0 and status.stdout.startswith("no inputs: load your keyspace"), status.stderr[-2000:]
-    build = run("build")
-    assert build.returncode == 2 and "error: the warehouse has no cdc_input.base_mutations" in build.stderr
-    assert "cdclake load example" in build.stderr
-
-
 def test_loads_report_bad_lines_and_load_the_rest(own_keyspace):
     work, _, run = own_keyspace
     schema = run("load", "schema", "ks.cql", "--now", str(NOW_US))
