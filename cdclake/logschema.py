@@ -1,7 +1,8 @@
 """A log table's columns: their CQL types (as ScyllaDB derives them from the base table's), their
 order (``SELECT *``), and for a generated ``<keyspace>.<table>_scylla_cdc_log`` model the Spark
-types the ``scylla_cdc_log_table`` macro gives them (macros/cdc/): the model's contract. A mapping that drifts from the macro's fails the model's build (the contract is
-enforced), so the two cannot disagree silently.
+types the ``scylla_cdc_log_table`` macro gives them (macros/cdc/): the model's contract. A
+mapping that drifts from the macro's fails the model's build (the contract is enforced), so the
+two cannot disagree silently.
 """
 from __future__ import annotations
 

@@ -52,9 +52,9 @@ def write_log_models(
     types: Iterable[BaseTypeField],
 ) -> list[str]:
     """(Re)write the generated log-table and consumer-table models and their properties from
-    the schema records, in the project's generated folder (cdclake/project/generated.py); returns the ``ks.t_scylla_cdc_log`` names. A table whose columns cannot
-    be typed (an unknown CQL type) gets none: the build's input checks stop the build and name
-    the column. Files whose text is already right are left alone (dbt's partial parse keeps
+    the schema records, in the project's generated folder (cdclake/project/generated.py);
+    returns the ``ks.t_scylla_cdc_log`` names. A table whose columns cannot be typed (an unknown
+    CQL type) gets none: the build's input checks stop the build and name the column. Files whose text is already right are left alone (dbt's partial parse keeps
     them), the models of tables that no longer have CDC go."""
     tables, columns, types = list(tables), list(columns), list(types)
     log_files, consumer_files, written, log_columns, metas, consumers, consumer_exposures = {}, {}, [], {}, {}, [], []

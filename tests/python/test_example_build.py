@@ -145,8 +145,9 @@ def test_the_stream_invariants_catch_a_corrupted_generation(built):
     "case when column_name = 'cdc$deleted_elements_ship_to' then null else value end as value",
 ])
 def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
-    """Change one cell of the log (written to int_log_written, the table behind cdc_log): replaying it no longer rebuilds the base state (the build
-    above ran the same test on the intact log, and passed)."""
+    """Change one cell of the log (written to int_log_written, the table behind cdc_log):
+    replaying it no longer rebuilds the base state (the build above ran the same test on the
+    intact log, and passed)."""
     def load(select_value: str) -> None:
         columns = ", ".join(select_value if c == "value" else f"`{c}`" for c in built.table("cdc_lake.cdc_log").columns)
         built.sql(f"create table cdc_lake.cdc_log_tmp using parquet as select {columns} from cdc_lake.cdc_log")
