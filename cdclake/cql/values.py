@@ -23,7 +23,12 @@ tuple / user type                      {"tuple": [...]}, {"udt": {field: value o
 
 ``literal_value`` returns the Python form of that JSON (``decimal.Decimal`` for decimals);
 ``to_json`` writes it as compact JSON text. Errors use ScyllaDB's wording, naming the receiver
-(column ``v``, ``key(v)``, ``value(v)``, ``v.field``), the expected type and the literal.
+(column ``v``, ``key(v)``, ``value(v)``, ``v.field``, ``v[0]``), the expected type and the literal.
+
+As in ScyllaDB's ``cql3/expr/prepare_expr.cc``, a literal is first checked against its receiver
+(``_assignable``, ScyllaDB's ``test_assignment``: the elements, components and fields by their
+kind), then its parts are converted. A user type is a tuple type there: a tuple literal gives a
+user type its fields in order, the missing trailing ones null (docs/scylla/corners.md).
 """
 from __future__ import annotations
 
@@ -66,9 +71,9 @@ _ACCEPTED_KINDS = {
     "time": (ast.INTEGER, ast.STRING),
     "duration": (ast.DURATION, ast.STRING),
 }
-_LITERAL_NAMES = {
+_LITERAL_NAMES = {      # ScyllaDB's "Invalid <name> literal for v of type T" (a tuple's says "tuple type")
     ast.ListLiteral: "list", ast.SetLiteral: "set", ast.MapLiteral: "map", ast.EmptyBraces: "set",
-    ast.UdtLiteral: "user type", ast.TupleLiteral: "tuple",
+    ast.UdtLiteral: "user type", ast.TupleLiteral: "tuple type",
 }
 
 
@@ -88,8 +93,10 @@ def literal_value(term: ast.Term, cql_type: t.CqlType, receiver: str) -> Any:
         return {"set": _set_items(term, cql_type, receiver)}
     if isinstance(cql_type, t.MapType):
         return {"map": _map_entries(term, cql_type, receiver)}
+    if isinstance(cql_type, (t.TupleType, t.UserType)) and isinstance(term, ast.TupleLiteral):
+        return _tuple_literal_value(term, cql_type, receiver)
     if isinstance(cql_type, t.TupleType):
-        return {"tuple": _tuple_items(term, cql_type, receiver)}
+        raise _literal_mismatch(term, cql_type, receiver)
     if isinstance(cql_type, t.UserType):
         return {"udt": _udt_fields(term, cql_type, receiver)}
     raise CqlUnsupportedError(f"values of type {cql_type} (column {receiver}) are not supported")
@@ -110,6 +117,9 @@ def _element(term: ast.Term, cql_type: t.CqlType, receiver: str) -> Any:
 def _list_items(term: ast.Term, cql_type: t.ListType, receiver: str) -> list:
     if not isinstance(term, ast.ListLiteral):
         raise _literal_mismatch(term, cql_type, receiver)
+    for item in term.items:
+        if not _assignable(item, cql_type.element):
+            raise _element_mismatch("list", receiver, "value", item, cql_type.element)
     return [_element(item, cql_type.element, f"value({receiver})") for item in term.items]
 
 
@@ -118,6 +128,9 @@ def _set_items(term: ast.Term, cql_type: t.SetType, receiver: str) -> list:
         return []
     if not isinstance(term, ast.SetLiteral):
         raise _literal_mismatch(term, cql_type, receiver)
+    for item in term.items:
+        if not _assignable(item, cql_type.element):
+            raise _element_mismatch("set", receiver, "value", item, cql_type.element)
     unique: dict = {}
     for item in term.items:
         value = _element(item, cql_type.element, f"value({receiver})")
@@ -130,6 +143,11 @@ def _map_entries(term: ast.Term, cql_type: t.MapType, receiver: str) -> list:
         return []
     if not isinstance(term, ast.MapLiteral):
         raise _literal_mismatch(term, cql_type, receiver)
+    for key_term, value_term in term.entries:
+        if not _assignable(key_term, cql_type.key):
+            raise _element_mismatch("map", receiver, "key", key_term, cql_type.key)
+        if not _assignable(value_term, cql_type.value):
+            raise _element_mismatch("map", receiver, "value", value_term, cql_type.value)
     entries: dict = {}
     for key_term, value_term in term.entries:
         key = _element(key_term, cql_type.key, f"key({receiver})")
@@ -138,29 +156,115 @@ def _map_entries(term: ast.Term, cql_type: t.MapType, receiver: str) -> list:
     return [entries[key] for key in sorted(entries)]
 
 
-def _tuple_items(term: ast.Term, cql_type: t.TupleType, receiver: str) -> list:
-    if not isinstance(term, ast.TupleLiteral):
-        raise _literal_mismatch(term, cql_type, receiver)
-    if len(term.items) > len(cql_type.items):
-        raise CqlRequestError(f"Invalid tuple literal for {receiver}: too many elements. "
-                              f"Type {cql_type} expects {len(cql_type.items)} but got {len(term.items)}")
+def _element_mismatch(literal: str, receiver: str, part: str, term: ast.Term, cql_type: t.CqlType) -> CqlRequestError:
+    return CqlRequestError(
+        f"Invalid {literal} literal for {receiver}: {part} {_term_text(term)} is not of type {cql_type}")
+
+
+def _components(cql_type: t.CqlType) -> tuple[t.CqlType, ...] | None:
+    """Component types of a tuple type; a user type is one (its fields, in order)."""
+    if isinstance(cql_type, t.TupleType):
+        return cql_type.items
+    if isinstance(cql_type, t.UserType):
+        return cql_type.field_types
+    return None
+
+
+def _tuple_literal_value(term: ast.TupleLiteral, cql_type: t.TupleType | t.UserType, receiver: str) -> dict:
+    """``(x, y)`` for a tuple or a user type (ScyllaDB's ``tuple_constructor_validate_assignable_to``,
+    ``tuple_constructor_prepare_nontuple``): components named ``v[i]``, missing trailing ones null."""
+    components = _components(cql_type)
+    for index, item in enumerate(term.items):
+        if index >= len(components):
+            raise CqlRequestError(f"Invalid tuple literal for {receiver}: too many elements. "
+                                  f"Type {cql_type} expects {len(components)} but got {len(term.items)}")
+        if not _assignable(item, components[index]):
+            raise CqlRequestError(f"Invalid tuple literal for {receiver}: component {index} "
+                                  f"is not of type {components[index]}")
     items = [literal_value(item, item_type, f"{receiver}[{index}]")
-             for index, (item, item_type) in enumerate(zip(term.items, cql_type.items))]
-    return items + [None] * (len(cql_type.items) - len(items))
+             for index, (item, item_type) in enumerate(zip(term.items, components))]
+    items += [None] * (len(components) - len(items))
+    if isinstance(cql_type, t.UserType):
+        return {"udt": dict(zip(cql_type.field_names, items))}
+    return {"tuple": items}
+
+
+def _udt_given(term: ast.UdtLiteral) -> dict[str, ast.Term]:
+    """The literal's fields; a repeated field keeps its first value (ScyllaDB's grammar
+    ``emplace``s them into a map)."""
+    given: dict[str, ast.Term] = {}
+    for name, value_term in term.fields:
+        given.setdefault(name, value_term)
+    return given
 
 
 def _udt_fields(term: ast.Term, cql_type: t.UserType, receiver: str) -> dict:
     if not isinstance(term, ast.UdtLiteral):
         raise _literal_mismatch(term, cql_type, receiver)
-    given = {}
-    for name, value_term in term.fields:
+    given = _udt_given(term)
+    for name, field_type in zip(cql_type.field_names, cql_type.field_types):
+        if name in given and not _assignable(given[name], field_type):
+            raise CqlRequestError(f"Invalid user type literal for {receiver}: field {name} is not of type {field_type}")
+    fields = {name: (literal_value(given[name], field_type, f"{receiver}.{name}") if name in given else None)
+              for name, field_type in zip(cql_type.field_names, cql_type.field_types)}
+    for name in given:
         if name not in cql_type.field_names:
             raise CqlRequestError(f"Unknown field '{name}' in value of user defined type {cql_type.name}")
-        if name in given:
-            raise CqlRequestError(f"Invalid user type literal for {receiver}: field {name} is given twice")
-        given[name] = value_term
-    return {name: (literal_value(given[name], field_type, f"{receiver}.{name}") if name in given else None)
-            for name, field_type in zip(cql_type.field_names, cql_type.field_types)}
+    return fields
+
+
+def _assignable(term: ast.Term, cql_type: t.CqlType) -> bool:
+    """Whether ``term`` may be given to a receiver of ``cql_type``: ScyllaDB's ``test_assignment``
+    (``prepare_expr.cc``), which looks at constants' kinds and literals' shapes, not at values."""
+    if isinstance(term, ast.NullLiteral):
+        return not (isinstance(cql_type, t.NativeType) and cql_type.name == "counter")
+    if isinstance(term, ast.Constant):
+        if isinstance(cql_type, t.NativeType):
+            return term.kind in _ACCEPTED_KINDS.get(cql_type.name, ())
+        return isinstance(cql_type, t.TupleType)     # parsed from its text there; refused by literal_value here
+    if isinstance(term, ast.TupleLiteral):
+        components = _components(cql_type)
+        return (components is not None and len(term.items) <= len(components)
+                and all(_assignable(item, item_type) for item, item_type in zip(term.items, components)))
+    if isinstance(term, ast.UdtLiteral):
+        if not isinstance(cql_type, t.UserType):
+            return False
+        given = _udt_given(term)
+        return all(_assignable(given[name], field_type)
+                   for name, field_type in zip(cql_type.field_names, cql_type.field_types) if name in given)
+    if isinstance(term, ast.ListLiteral):
+        return isinstance(cql_type, (t.ListType, t.VectorType)) and all(
+            _assignable(item, cql_type.element) for item in term.items)
+    if isinstance(term, ast.SetLiteral):
+        return isinstance(cql_type, t.SetType) and all(_assignable(item, cql_type.element) for item in term.items)
+    if isinstance(term, ast.EmptyBraces):
+        return isinstance(cql_type, (t.SetType, t.MapType))
+    if isinstance(term, ast.MapLiteral):
+        return isinstance(cql_type, t.MapType) and all(
+            _assignable(key, cql_type.key) and _assignable(value, cql_type.value) for key, value in term.entries)
+    return True          # a function call: literal_value refuses it
+
+
+def _term_text(term: ast.Term) -> str:
+    """A literal as ScyllaDB's errors print it (``expression.cc``'s printer): strings in quotes
+    as written, ``{k:v, ...}`` maps, user types' fields in written order (ScyllaDB: its hash order)."""
+    if isinstance(term, ast.Constant):
+        return f"'{term.text}'" if term.kind == ast.STRING else term.text
+    if isinstance(term, ast.NullLiteral):
+        return "null"
+    if isinstance(term, ast.ListLiteral):
+        return "[" + ", ".join(_term_text(item) for item in term.items) + "]"
+    if isinstance(term, ast.SetLiteral):
+        return "{" + ", ".join(_term_text(item) for item in term.items) + "}"
+    if isinstance(term, ast.EmptyBraces):
+        return "{}"
+    if isinstance(term, ast.MapLiteral):
+        return "{" + ", ".join(f"{_term_text(key)}:{_term_text(value)}" for key, value in term.entries) + "}"
+    if isinstance(term, ast.TupleLiteral):
+        return "(" + ", ".join(_term_text(item) for item in term.items) + ")"
+    if isinstance(term, ast.UdtLiteral):
+        return "{" + ", ".join(f"{name}:{_term_text(value)}" for name, value in _udt_given(term).items()) + "}"
+    return f"{term.name}(" + ", ".join(_term_text(arg) for arg in term.args) + ")"
 
 
 # ------------------------------------------------------------------------------- natives

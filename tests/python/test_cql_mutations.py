@@ -172,6 +172,23 @@ def test_frozen_collections_tuples_and_udts_are_atomic_cells():
                                               '{"udt":{"a":null,"b":"x"}}']
 
 
+@pytest.mark.parametrize("column_type", ["ut", "frozen<ut>"])
+def test_a_tuple_literal_for_a_user_type_column_writes_what_its_user_type_literal_does(column_type):
+    def rows(cql: str) -> list[dict]:
+        result = run("CREATE TYPE ks.ut (a int, b text, c int);"
+                     f"CREATE TABLE ks.t (pk int, ck int, v {column_type}, m map<int, frozen<ut>>,"
+                     " PRIMARY KEY (pk, ck));"
+                     + cql)
+        assert not result.errors, [str(e) for e in result.errors]
+        return [atom.as_row() for atom in result.atoms]
+
+    tuples = rows("INSERT INTO ks.t (pk, ck, v, m) VALUES (0, 0, (1, 'x'), {1: (2, 'y', 3)});"
+                  "UPDATE ks.t SET v = (null, 'z', 4) WHERE pk = 0 AND ck = 0")
+    assert tuples == rows("INSERT INTO ks.t (pk, ck, v, m) VALUES (0, 0, {a: 1, b: 'x'}, {1: {a: 2, b: 'y', c: 3}});"
+                          "UPDATE ks.t SET v = {b: 'z', c: 4} WHERE pk = 0 AND ck = 0")
+    assert len(tuples) > 3
+
+
 def test_writes_to_tables_without_cdc_still_produce_atoms():
     assert atoms("CREATE TABLE ks.t (pk int PRIMARY KEY, v int) WITH cdc = {'enabled': false};"
                  "UPDATE ks.t SET v = 1 WHERE pk = 0") == [("cell", '{"pk":0}', "v", True, "1")]
@@ -271,6 +288,7 @@ def test_delete_of_columns_writes_dead_cells():
     ("INSERT INTO ks.t (pk, ck, v) VALUES (0, 1)", "Unmatched column names/values"),
     ("INSERT INTO ks.t (pk, ck, v) VALUES (null, 1, 2)", "Invalid null value in condition for column pk"),
     ("INSERT INTO ks.t (pk, ck, v) VALUES (0, 1, 'two')", 'Invalid STRING constant (\'two\') for "v" of type int'),
+    ("INSERT INTO ks.t (pk, ck, v) VALUES (0, 1, (2, 3))", "Invalid tuple type literal for v of type int"),
     ("UPDATE ks.t SET v = 1 WHERE pk = 0", "Missing mandatory PRIMARY KEY part ck"),
     ("UPDATE ks.t SET v = 1 WHERE ck = 0", "Missing mandatory PRIMARY KEY part pk"),
     ("UPDATE ks.t SET v = 1 WHERE pk = 0 AND ck > 0", "Invalid operator in where clause ck > 0"),
@@ -306,6 +324,19 @@ def test_delete_of_columns_writes_dead_cells():
 ])
 def test_write_errors_have_scylladb_texts(statement, message):
     assert error_of(TABLE + statement) == message
+
+
+@pytest.mark.parametrize("statement, message", [
+    ("INSERT INTO ks.u (pk, v) VALUES (0, (1, 2, 3))",
+     "Invalid tuple literal for v: too many elements. Type mytype expects 2 but got 3"),
+    ("INSERT INTO ks.u (pk, v) VALUES (0, (1, 'x'))", "Invalid tuple literal for v: component 1 is not of type int"),
+    ("UPDATE ks.u SET f = (1, 2, 3) WHERE pk = 0",
+     "Invalid tuple literal for f: too many elements. Type frozen<mytype> expects 2 but got 3"),
+])
+def test_tuple_literals_for_user_types_are_refused_with_scylladb_texts(statement, message):
+    assert error_of("CREATE TYPE ks.mytype (a int, b int);"
+                    "CREATE TABLE ks.u (pk int PRIMARY KEY, v mytype, f frozen<mytype>);"
+                    + statement) == message
 
 
 def test_clustering_restriction_structure_errors():

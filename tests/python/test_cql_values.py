@@ -19,6 +19,7 @@ from cdclake.cql.values import INTEGER_RANGES, literal_value, to_json
 
 N = t.NativeType
 UT = t.UserType("ks", "ut", ("a", "b", "c"), (N("int"), N("text"), N("int")))
+OUTER = t.UserType("ks", "outer", ("n", "u"), (N("int"), UT.freeze()))
 
 
 def encode(literal: str, cql_type: t.CqlType, receiver: str = "v") -> str:
@@ -83,17 +84,64 @@ def test_literal_encoding(literal, cql_type, expected):
     ("1", N("boolean"), 'Invalid INTEGER constant (1) for "v" of type boolean'),
     ("[1]", N("int"), "Invalid list literal for v of type int"),
     ("{1: 2}", t.SetType(N("int"), True), "Invalid map literal for v of type frozen<set<int>>"),
-    ("{'a'}", t.SetType(N("int"), True), 'Invalid STRING constant (\'a\') for "value(v)" of type int'),
-    ("{1: 'a'}", t.MapType(N("text"), N("int"), True), 'Invalid INTEGER constant (1) for "key(v)" of type text'),
+    ("{'a'}", t.SetType(N("int"), True), "Invalid set literal for v: value 'a' is not of type int"),
+    ("{1: 'a'}", t.MapType(N("text"), N("int"), True), "Invalid map literal for v: key 1 is not of type text"),
+    ("{'k': 1.5}", t.MapType(N("text"), N("int"), True), "Invalid map literal for v: value 1.5 is not of type int"),
+    ("[null, 'x']", t.ListType(N("int"), True), "Invalid list literal for v: value 'x' is not of type int"),
+    ("[(1, '1', 1.0, 1)]", t.ListType(t.TupleType((N("int"), N("text"), N("double"))), True),
+     "Invalid list literal for v: value (1, '1', 1.0, 1) is not of type frozen<tuple<int, text, double>>"),
     ("[null]", t.ListType(N("int"), True), "null is not supported inside collections"),
     ("{x: 1}", UT.freeze(), "Unknown field 'x' in value of user defined type ut"),
-    ("{a: 'no'}", UT.freeze(), 'Invalid STRING constant (\'no\') for "v.a" of type int'),
-    ("(1, 'a', 2, 3)", t.TupleType((N("int"), N("text"), N("int"))), "too many elements"),
+    ("{a: 'no'}", UT.freeze(), "Invalid user type literal for v: field a is not of type int"),
+    ("{x: 1, a: 'no'}", UT.freeze(), "Invalid user type literal for v: field a is not of type int"),
+    ("(1, 'a', 2, 3)", t.TupleType((N("int"), N("text"), N("int"))),
+     "Invalid tuple literal for v: too many elements. Type frozen<tuple<int, text, int>> expects 3 but got 4"),
+    ("(1, 2)", N("int"), "Invalid tuple type literal for v of type int"),
+    # a tuple literal for a user type: checked against the fields in order, by position
+    ("(1, 'a', 2, 3)", UT, "Invalid tuple literal for v: too many elements. Type ut expects 3 but got 4"),
+    ("(1, 'a', 2, 3)", UT.freeze(),
+     "Invalid tuple literal for v: too many elements. Type frozen<ut> expects 3 but got 4"),
+    ("(1, 2)", UT, "Invalid tuple literal for v: component 1 is not of type text"),
+    ("('a', 'b', 2, 3)", UT, "Invalid tuple literal for v: component 0 is not of type int"),
+    ("(1, [2])", UT, "Invalid tuple literal for v: component 1 is not of type text"),
+    ("(1, 'a', 99999999999)", UT, 'Invalid INTEGER constant (99999999999) for "v[2]" of type int: out of range'),
+    ("{'k': (1, 'a', 2, 3)}", t.MapType(N("text"), UT.freeze(), False),
+     "Invalid map literal for v: value (1, 'a', 2, 3) is not of type frozen<ut>"),
+    ("{(1, 2)}", t.SetType(UT.freeze(), False), "Invalid set literal for v: value (1, 2) is not of type frozen<ut>"),
+    ("(1, (2, 3))", OUTER, "Invalid tuple literal for v: component 1 is not of type frozen<ut>"),
+    ("{n: 1, u: (2, 3)}", OUTER, "Invalid user type literal for v: field u is not of type frozen<ut>"),
 ])
 def test_type_errors_name_receiver_type_and_literal(literal, cql_type, message):
     with pytest.raises(CqlRequestError, match=None) as caught:
         encode(literal, cql_type)
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("tuple_literal, udt_literal, cql_type", [
+    ("(1, 'x', 2)", "{a: 1, b: 'x', c: 2}", UT),
+    ("(1, 'x', 2)", "{c: 2, b: 'x', a: 1}", UT.freeze()),
+    ("(1, 'x')", "{a: 1, b: 'x'}", UT),                     # missing trailing fields are null
+    ("(1)", "{a: 1}", UT.freeze()),
+    ("(null, 'x', null)", "{b: 'x'}", UT),
+    ("{'k': (1, 'x')}", "{'k': {a: 1, b: 'x'}}", t.MapType(N("text"), UT.freeze(), False)),
+    ("{(1, 'y'), (1, 'x')}", "{{a: 1, b: 'y'}, {a: 1, b: 'x'}}", t.SetType(UT.freeze(), False)),
+    ("[(2), (1, 'x', 3)]", "[{a: 2}, {a: 1, b: 'x', c: 3}]", t.ListType(UT.freeze(), True)),
+    ("(1, (2, 'x'))", "{n: 1, u: {a: 2, b: 'x'}}", OUTER),
+    ("(1, {a: 2, b: 'x'})", "{n: 1, u: (2, 'x')}", OUTER),
+])
+def test_a_tuple_literal_gives_a_user_type_its_fields_in_order(tuple_literal, udt_literal, cql_type):
+    assert encode(tuple_literal, cql_type) == encode(udt_literal, cql_type)
+
+
+def test_a_user_type_is_a_tuple_type_but_a_tuple_type_is_no_user_type():
+    assert encode("(1, 'x', 2)", UT.freeze()) == '{"udt":{"a":1,"b":"x","c":2}}'
+    with pytest.raises(CqlRequestError) as caught:
+        encode("{a: 1, b: 2}", t.TupleType((N("int"), N("int"))))
+    assert str(caught.value) == "Invalid user type literal for v of type frozen<tuple<int, int>>"
+
+
+def test_a_repeated_user_type_field_keeps_its_first_value():
+    assert encode("{a: 1, b: 'x', a: 'not an int'}", UT) == '{"udt":{"a":1,"b":"x","c":null}}'
 
 
 def test_function_calls_are_not_supported_as_values():
