@@ -1,0 +1,90 @@
+"""Stream sets of tablets tables (cdclake/generations/tablets.py) against the rules of
+docs/scylla/tablets.md: the tablet layout, splits and merges, stream IDs, the sets' timestamps."""
+from __future__ import annotations
+
+import pytest
+
+from cdclake.generations.tablets import (
+    TabletsError,
+    first_stream_set,
+    merge_last_tokens,
+    resized_stream_set,
+    split_last_tokens,
+    table_tablet_count,
+    uniform_last_tokens,
+)
+from python_udfs.int64 import INT64_MAX
+from python_udfs.stream_ids import decode_stream_id
+
+CREATED_MS = 1_700_000_000_000
+
+
+def last_token_of_compaction_group(bits: int, group: int) -> int:
+    """dht::last_token_of_compaction_group, written from its definition (the oracle)."""
+    n = (1 << 64) - 1 if group == (1 << bits) - 1 else ((group + 1) << (64 - bits)) - 1
+    return n - (1 << 63)
+
+
+@pytest.mark.parametrize("bits", range(0, 11))
+def test_a_power_of_two_count_has_the_compaction_groups_layout(bits):
+    assert uniform_last_tokens(1 << bits) == [last_token_of_compaction_group(bits, g) for g in range(1 << bits)]
+
+
+def test_the_published_example_tokens():
+    """docs/features/cdc/cdc-stream-changes.rst: two tablets end at -1 and the ring's end, four
+    at 0xbfff.., 0xffff.., 0x3fff.., 0x7fff.. (as signed tokens)."""
+    assert uniform_last_tokens(2) == [-1, INT64_MAX]
+    assert [t & (2**64 - 1) for t in uniform_last_tokens(4)] == [
+        0xBFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 0x3FFFFFFFFFFFFFFF, 0x7FFFFFFFFFFFFFFF]
+
+
+@pytest.mark.parametrize("bits", range(0, 10))
+def test_a_split_and_a_merge_of_a_power_of_two_layout_give_the_next_one(bits):
+    count = 1 << bits
+    assert split_last_tokens(uniform_last_tokens(count)) == uniform_last_tokens(2 * count)
+    assert merge_last_tokens(uniform_last_tokens(2 * count)) == uniform_last_tokens(count)
+
+
+def test_a_split_keeps_each_tablets_end_and_cuts_it_at_its_midpoint():
+    tokens = [-100, 50, INT64_MAX]
+    assert split_last_tokens(tokens) == [(-2**63 + -100) // 2, -100, -25, 50, (50 + INT64_MAX) // 2, INT64_MAX]
+    with pytest.raises(TabletsError, match="3 tablets do not merge in pairs"):
+        merge_last_tokens(tokens)
+
+
+@pytest.mark.parametrize("initial, min_tablet_count, default, expected", [
+    (None, None, 20, 32),       # the cluster's default, rounded up
+    (0, None, 20, 32),          # initial 0: not given
+    (3, None, 20, 4),
+    (3, 5, 20, 8),              # the largest candidate
+    (16, 2, 20, 16),
+    (1, None, 20, 1),
+])
+def test_a_tables_tablet_count(initial, min_tablet_count, default, expected):
+    assert table_tablet_count(initial, min_tablet_count, default) == expected
+
+
+def test_the_first_set_is_five_seconds_before_the_log_table_with_a_stream_per_tablet():
+    first = first_stream_set("seed", "ks.t", CREATED_MS, 4)
+    assert first.timestamp_ms == CREATED_MS - 5_000
+    assert first.last_tokens == tuple(uniform_last_tokens(4))
+    for token, stream_id in zip(first.last_tokens, first.stream_ids):
+        fields = decode_stream_id(stream_id)
+        assert (fields.token, fields.index, fields.version) == (token, 0, 1)
+    assert len(set(first.stream_ids)) == 4
+    assert first == first_stream_set("seed", "ks.t", CREATED_MS, 4)             # deterministic
+    assert first.stream_ids != first_stream_set("seed", "ks.u", CREATED_MS, 4).stream_ids
+
+
+def test_a_resize_replaces_every_stream_after_the_ring_delay_and_the_previous_set():
+    first = first_stream_set("seed", "ks.t", CREATED_MS, 4)
+    split = resized_stream_set("seed", "ks.t", first, CREATED_MS + 60_000, 8)
+    assert split.timestamp_ms == CREATED_MS + 60_000 + 2 * 30_000 + 5_000
+    assert split.last_tokens == tuple(uniform_last_tokens(8))
+    assert not set(split.stream_ids) & set(first.stream_ids)      # the kept last tokens get new IDs too
+    # no ring delay: now, but never at or before the previous set
+    merged = resized_stream_set("seed", "ks.t", split, split.timestamp_ms - 10, 4, ring_delay_ms=0)
+    assert merged.timestamp_ms == split.timestamp_ms + 1
+    assert merged.last_tokens == first.last_tokens
+    with pytest.raises(TabletsError, match="4 cannot become 16"):
+        resized_stream_set("seed", "ks.t", merged, CREATED_MS + 600_000, 16)
