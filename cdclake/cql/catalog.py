@@ -19,6 +19,7 @@ from typing import Optional
 from cdclake.cql import ast
 from cdclake.cql import types as t
 from cdclake.cql.cdc_options import CdcOptions, parse_cdc_options
+from cdclake.cql.keyspace_options import altered_initial_tablets, check_tablets_strategy, initial_tablets
 from cdclake.cql.errors import (
     CqlAlreadyExistsError,
     CqlConfigurationError,
@@ -49,13 +50,17 @@ class Keyspace:
     tables: dict[str, Table] = field(default_factory=dict)
     user_types: dict[str, t.UserType] = field(default_factory=dict)
     cdc_log_names: set[str] = field(default_factory=set)   # names taken by (attached or detached) CDC logs
+    initial_tablets: Optional[int] = None       # None: vnodes; else tablets, 0 when no count was given
 
 
 class Catalog:
-    def __init__(self, enable_compact_storage: bool = False) -> None:
+    def __init__(self, enable_compact_storage: bool = False, tablets_by_default: bool = False) -> None:
         self.keyspaces: dict[str, Keyspace] = {}
         # ScyllaDB's enable_create_table_with_compact_storage (off by default, db/config.cc)
         self.enable_compact_storage = enable_compact_storage
+        # a keyspace without a tablets option: tablets (ScyllaDB's shipped tablets_mode_for_new_keyspaces:
+        # enabled) or vnodes (releases before tablets)
+        self.tablets_by_default = tablets_by_default
 
     # ------------------------------------------------------------------ lookups
     def keyspace(self, name: str) -> Keyspace:
@@ -85,14 +90,19 @@ class Catalog:
         replication = statement.properties.get("replication")
         if not isinstance(replication, dict) or "class" not in replication:
             raise CqlConfigurationError("Missing mandatory replication strategy class")
+        tablets = initial_tablets(statement.properties, 0 if self.tablets_by_default else None)
+        check_tablets_strategy(replication, tablets)
         if statement.keyspace in self.keyspaces:
             if statement.if_not_exists:
                 return
             raise CqlAlreadyExistsError(f"Keyspace {statement.keyspace} already exists")
-        self.keyspaces[statement.keyspace] = Keyspace(statement.keyspace, dict(statement.properties))
+        self.keyspaces[statement.keyspace] = Keyspace(statement.keyspace, dict(statement.properties),
+                                                      initial_tablets=tablets)
 
     def alter_keyspace(self, statement: ast.AlterKeyspace) -> None:
-        self.keyspace(statement.keyspace).properties.update(statement.properties)
+        keyspace = self.keyspace(statement.keyspace)
+        keyspace.initial_tablets = altered_initial_tablets(statement.properties, keyspace.initial_tablets)
+        keyspace.properties.update(statement.properties)
 
     def drop_keyspace(self, statement: ast.DropObject) -> None:
         name = statement.name.name
