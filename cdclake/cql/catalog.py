@@ -19,7 +19,12 @@ from typing import Optional
 from cdclake.cql import ast
 from cdclake.cql import types as t
 from cdclake.cql.cdc_options import CdcOptions, parse_cdc_options
-from cdclake.cql.keyspace_options import altered_initial_tablets, check_tablets_strategy, initial_tablets
+from cdclake.cql.tablets_options import (
+    altered_initial_tablets,
+    check_tablets_strategy,
+    initial_tablets,
+    table_tablet_options,
+)
 from cdclake.cql.errors import (
     CqlAlreadyExistsError,
     CqlConfigurationError,
@@ -198,6 +203,7 @@ class Catalog:
             raise CqlRequestError(f"Cannot create a table in a non-existent keyspace: {keyspace_name}")
         keyspace = self.keyspaces[keyspace_name]
         table = build_table(statement, keyspace_name, self.resolve_type, self.enable_compact_storage)
+        table_tablet_options(table.properties.get("tablets"), keyspace.initial_tablets)
         if table.cdc.enabled:
             self._check_cdc_can_be_enabled(keyspace, table)
         if name in keyspace.tables or name in keyspace.cdc_log_names:
@@ -226,6 +232,7 @@ class Catalog:
         table = self.table(keyspace_name, name)
         if statement.action == "with":
             updated = self._table_with_options(table, statement.options)
+            table_tablet_options(statement.options.properties.get("tablets"), keyspace.initial_tablets)
             if updated.cdc.enabled:
                 self._check_cdc_can_be_enabled(keyspace, updated)
                 keyspace.cdc_log_names.add(name + CDC_LOG_SUFFIX)

@@ -12,6 +12,7 @@ Three families, kept apart because callers treat them differently:
 """
 from __future__ import annotations
 
+SYNTAX_ERROR = "2000 Syntax error in CQL query"
 INVALID_QUERY = "2200 Invalid query"
 CONFIGURATION_ERROR = "2300 Query invalid because of configuration issue"
 ALREADY_EXISTS = "2400 Already exists"
@@ -45,6 +46,13 @@ class CqlConfigurationError(CqlRequestError):
     """A rejected table or keyspace property, e.g. a bad CDC option (code 0x2300)."""
 
     code = CONFIGURATION_ERROR
+
+
+class CqlSyntaxRequestError(CqlRequestError):
+    """A statement that parses but that ScyllaDB refuses with a syntax error when it checks it
+    (e.g. an unknown tablet option; code 0x2000)."""
+
+    code = SYNTAX_ERROR
 
 
 class CqlAlreadyExistsError(CqlRequestError):
