@@ -36,6 +36,15 @@ Rules:
   tokens (not -2^63) and may not be shared by two nodes.
 
 Nodes never leave in this format (decommission / removenode are not modelled).
+
+Tables of tablets keyspaces change their CDC streams when their tablets split or merge
+(``docs/scylla/tablets.md``); the optional ``tablets`` section lists those resizes::
+
+    tablets:
+      - {table: ks.t, at: "2023-11-14 23:00:00", count: 8}    # a split (or a merge) finalized at ``at``
+
+Each resize doubles or halves the table's tablet count; its new stream set starts at
+``max(at + 2 * ring_delay + 5 s, previous set + 1 ms)``.
 """
 from __future__ import annotations
 
@@ -46,6 +55,13 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from cdclake.generations.tablets import (
+    StreamSet,
+    TabletsError,
+    first_stream_set,
+    power_of_two_at_least,
+    resized_stream_set,
+)
 from cdclake.generations.vnodes import (
     DEFAULT_IGNORE_MSB,
     DEFAULT_RING_DELAY_MS,
@@ -57,7 +73,9 @@ from python_udfs.int64 import INT64_MAX, INT64_MIN
 from python_udfs.stream_ids import DeterministicRandom38
 
 DEFAULT_CLUSTER_SEED = "scylla-cdc-lake cluster"
-TOP_LEVEL_FIELDS = {"ring_delay_ms", "seed", "nodes"}
+TOP_LEVEL_FIELDS = {"ring_delay_ms", "seed", "nodes", "tablets"}
+RESIZE_FIELDS = {"table", "at", "count"}
+TABLETS_INITIAL_SCALE = 10          # tablets_initial_scale_factor (db/config.cc): tablets per shard of a new table
 NODE_FIELDS = {"name", "joined_at", "num_tokens", "tokens", "shards", "ignore_msb"}
 MAX_SHARDS = (1 << 32) - 1
 
@@ -125,12 +143,53 @@ class Node:
 
 
 @dataclass(frozen=True)
+class Resize:
+    """A split or merge of a table's tablets, finalized at ``at_ms``."""
+
+    table: str              # keyspace.table
+    at_ms: int
+    count: int
+
+
+@dataclass(frozen=True)
 class ClusterHistory:
-    """A validated history; ``nodes`` in join order (file order among equal join times)."""
+    """A validated history; ``nodes`` in join order (file order among equal join times), ``resizes``
+    in time order (file order among equal times)."""
 
     ring_delay_ms: int
     seed: str
     nodes: tuple[Node, ...]
+    resizes: tuple[Resize, ...] = ()
+
+    def default_tablet_count(self, at_ms: int, replication_factor: int) -> int:
+        """A new table's tablet count when neither its keyspace nor the table gives one
+        (``compute_target_tablet_count``): ``ceil(10 * shards / RF)`` over the nodes that joined
+        by ``at_ms``, rounded up to a power of two. ScyllaDB can scale it down further when the
+        cluster's tablets per shard exceed their goal (100), which this does not model."""
+        shards = sum(node.shards for node in self.nodes if node.joined_at_ms <= at_ms) or self.nodes[0].shards
+        return power_of_two_at_least(-(-TABLETS_INITIAL_SCALE * shards // max(1, replication_factor)))
+
+    def stream_sets(self, table: str, log_created_ms: int, tablet_count: int) -> list[StreamSet]:
+        """The CDC stream sets of ``table`` (keyspace.table) whose log table was created at
+        ``log_created_ms`` with ``tablet_count`` tablets, oldest first: the first one and one per
+        later resize (a resize before the log table only changes the count it starts with)."""
+        sets: list[StreamSet] = []
+        count = tablet_count
+        for resize in (r for r in self.resizes if r.table == table):
+            if resize.at_ms < log_created_ms:
+                if resize.count not in (2 * count, count // 2) or resize.count == count:
+                    raise TabletsError(f"tablets of {table} at {resize.at_ms} ms: a resize doubles or halves the "
+                                       f"tablets: {count} cannot become {resize.count}")
+                count = resize.count
+                continue
+            if not sets:
+                sets.append(first_stream_set(self.seed, table, log_created_ms, count))
+            try:
+                sets.append(resized_stream_set(self.seed, table, sets[-1], resize.at_ms, resize.count,
+                                               self.ring_delay_ms))
+            except TabletsError as error:
+                raise TabletsError(f"tablets of {table} at {resize.at_ms} ms: {error}") from None
+        return sets or [first_stream_set(self.seed, table, log_created_ms, count)]
 
     def joins(self) -> list[tuple[int, list[Node]]]:
         """(generation timestamp, nodes that are token owners from then on), oldest first."""
@@ -271,6 +330,7 @@ def parse_cluster_history(document: Any, source: str = "cluster history") -> Clu
                     f"joins at the same time; bootstraps are serialized, give them different times")
             later_times[node["joined_at_ms"]] = node["name"]
 
+    resizes = _parse_resizes(document.get("tablets", []), source)
     taken = set(owner_of)
     nodes = []
     for node in parsed:
@@ -278,7 +338,35 @@ def parse_cluster_history(document: Any, source: str = "cluster history") -> Clu
             _draw_tokens(seed, node["name"], node["count"], taken)
         nodes.append(Node(node["name"], node["joined_at_ms"], tuple(sorted(tokens)), node["shards"],
                           node["ignore_msb"]))
-    return ClusterHistory(ring_delay_ms, seed, tuple(nodes))
+    return ClusterHistory(ring_delay_ms, seed, tuple(nodes), resizes)
+
+
+def _parse_resizes(raw_resizes: Any, source: str) -> tuple[Resize, ...]:
+    if not isinstance(raw_resizes, list):
+        raise ClusterHistoryError(f"{source}: 'tablets' must be a list of resizes {{table, at, count}}")
+    resizes = []
+    for position, raw in enumerate(raw_resizes):
+        label = f"{source}: tablets #{position + 1}"
+        if not isinstance(raw, Mapping):
+            raise ClusterHistoryError(f"{label}: expected a mapping {{table, at, count}}, got {raw!r}")
+        unknown = set(raw) - RESIZE_FIELDS
+        if unknown:
+            raise ClusterHistoryError(f"{label}: unknown field(s) {sorted(map(str, unknown))}; "
+                                      f"allowed: {sorted(RESIZE_FIELDS)}")
+        table = raw.get("table")
+        if not isinstance(table, str) or not re.fullmatch(r"\w+\.\w+", table):
+            raise ClusterHistoryError(f"{label}: field 'table' must be keyspace.table, got {table!r}")
+        if raw.get("at") is None:
+            raise ClusterHistoryError(f"{label}: field 'at' is missing")
+        try:
+            at_ms = parse_utc_timestamp_ms(raw["at"])
+        except ValueError as error:
+            raise ClusterHistoryError(f"{label}: field 'at': {error}") from None
+        count = _int_field(raw.get("count"), f"{label}: field 'count'", 1, 1 << 20)
+        if count & (count - 1):
+            raise ClusterHistoryError(f"{label}: field 'count' must be a power of two, got {count}")
+        resizes.append((at_ms, position, Resize(table, at_ms, count)))
+    return tuple(resize for _, _, resize in sorted(resizes, key=lambda r: r[:2]))
 
 
 def load_cluster_history(path) -> ClusterHistory:

@@ -2,6 +2,8 @@
 docs/scylla/tablets.md: the tablet layout, splits and merges, stream IDs, the sets' timestamps."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cdclake.generations.tablets import (
@@ -88,3 +90,54 @@ def test_a_resize_replaces_every_stream_after_the_ring_delay_and_the_previous_se
     assert merged.last_tokens == first.last_tokens
     with pytest.raises(TabletsError, match="4 cannot become 16"):
         resized_stream_set("seed", "ks.t", merged, CREATED_MS + 600_000, 16)
+
+
+# ------------------------------------------------------------------ the cluster history's tablets section
+
+def history(tablets=(), nodes=None):
+    from cdclake.generations.cluster_history import parse_cluster_history
+
+    return parse_cluster_history({
+        "nodes": nodes or [{"name": "n1", "joined_at": "2023-11-14 21:00:00", "num_tokens": 4, "shards": 2}],
+        "tablets": list(tablets)})
+
+
+def test_the_default_tablet_count_is_ten_per_shard_over_the_replication_factor_rounded_up():
+    two_nodes = history(nodes=[{"name": "n1", "joined_at": "2023-11-14 21:00:00", "num_tokens": 4, "shards": 2},
+                               {"name": "n2", "joined_at": "2023-11-14 23:00:00", "num_tokens": 4, "shards": 4}])
+    assert two_nodes.default_tablet_count(CREATED_MS, 1) == 32             # 1 node, 2 shards: 20 -> 32
+    assert two_nodes.default_tablet_count(CREATED_MS + 10**8, 1) == 64     # both: 60 -> 64
+    assert two_nodes.default_tablet_count(CREATED_MS + 10**8, 3) == 32     # 20 -> 32
+
+
+def test_a_tables_stream_sets_follow_its_resizes():
+    resized = history([{"table": "ks.t", "at": "2023-11-14 23:00:00.001", "count": 8},
+                       {"table": "ks.u", "at": "2023-11-14 23:00:00", "count": 1},
+                       {"table": "ks.t", "at": "2023-11-14 23:00:00", "count": 4},
+                       {"table": "ks.t", "at": "2023-11-14 21:00:00", "count": 2}])     # before the log table
+    sets = resized.stream_sets("ks.t", CREATED_MS, 4)
+    assert [(s.timestamp_ms, len(s.stream_ids)) for s in sets] == [
+        (CREATED_MS - 5_000, 2),                 # the merge before the log table: it starts with 2 tablets
+        (1_700_002_800_000 + 65_000, 4),         # 23:00 + 2 ring delays + 5 s
+        (1_700_002_800_000 + 65_001, 8),         # a millisecond later: after the previous set
+    ]
+    assert [len(s.stream_ids) for s in resized.stream_sets("ks.v", CREATED_MS, 4)] == [4]     # no resize
+
+
+def test_a_resize_that_is_not_a_split_or_merge_is_named():
+    jump = history([{"table": "ks.t", "at": "2023-11-14 23:00:00", "count": 16}])
+    with pytest.raises(TabletsError, match="tablets of ks.t at 1700002800000 ms: .* 4 cannot become 16"):
+        jump.stream_sets("ks.t", CREATED_MS, 4)
+
+
+@pytest.mark.parametrize("resize, message", [
+    ({"table": "ks.t", "at": "2023-11-14 23:00:00", "count": 6}, "field 'count' must be a power of two, got 6"),
+    ({"table": "t", "at": "2023-11-14 23:00:00", "count": 4}, "field 'table' must be keyspace.table, got 't'"),
+    ({"table": "ks.t", "count": 4}, "field 'at' is missing"),
+    ({"table": "ks.t", "at": "2023-11-14 23:00:00", "count": 4, "why": "load"}, "unknown field(s) ['why']"),
+])
+def test_a_bad_resize_is_named(resize, message):
+    from cdclake.generations.cluster_history import ClusterHistoryError
+
+    with pytest.raises(ClusterHistoryError, match=re.escape(f"tablets #1: {message}")):
+        history([resize])
