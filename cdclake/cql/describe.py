@@ -38,6 +38,18 @@ def cdc_property_text(options: dict[str, str]) -> str:
     return "cdc = {" + ", ".join(f"'{key}': '{value}'" for key, value in sorted(options.items())) + "}"
 
 
+def tablets_property(table: Table) -> Optional[str]:
+    """``tablets = {...}`` as DESCRIBE shows it (``schema::schema_properties``: the options
+    ScyllaDB keeps, by name, values quoted), after the table's other properties and before its
+    extensions (``cdc``); None without options."""
+    from cdclake.cql.tablets_options import table_tablet_options
+
+    options = table_tablet_options(table.properties.get("tablets"), 0)
+    if not options:
+        return None
+    return "tablets = {" + ", ".join(f"'{key}': '{value}'" for key, value in sorted(options.items())) + "}"
+
+
 def create_statement(qualified: str, columns: list[str], partition: list[str], clustering: list[tuple[str, str]],
                       properties: list[str]) -> str:
     lines = [f"CREATE TABLE {qualified} ("] + [f"    {column}," for column in columns]
@@ -62,6 +74,9 @@ def describe_table(table: Table) -> str:
                for column in table.columns if column.type != EMPTY]    # not a dense table's hidden value column
     properties = (["COMPACT STORAGE"] if table.compact_storage else []) + \
         [f"default_time_to_live = {table.default_time_to_live}"]
+    tablets = tablets_property(table)
+    if tablets is not None:
+        properties.append(tablets)
     cdc = cdc_property(table)
     if cdc is not None:
         properties.append(cdc)

@@ -114,3 +114,14 @@ def test_an_unknown_tablet_option_is_a_syntax_error():
     from cdclake.cql.errors import SYNTAX_ERROR
 
     assert table_errors("{'initial': 4}") == [("Unknown tablet hint 'initial'", SYNTAX_ERROR)]
+
+
+def test_describe_shows_the_kept_options_quoted_before_cdc():
+    """test/cqlpy/test_tablets.py::test_tablet_options: "tablets = {'min_tablet_count': '100'}"."""
+    result = run_script(TABLETS_KEYSPACE + "CREATE TABLE ks.t (k int PRIMARY KEY) WITH tablets = "
+                        "{'min_tablet_count': 100, 'expected_data_size_in_gb': 0} AND cdc = {'enabled': true};"
+                        "DESC TABLE ks.t; CREATE TABLE ks.u (k int PRIMARY KEY); DESC TABLE ks.u;", now_us=1)
+    described, plain = (d.create_statement for d in result.descriptions)
+    assert not result.errors
+    assert "\n    AND tablets = {'min_tablet_count': '100'}\n    AND cdc = {" in described
+    assert "tablets" not in plain
