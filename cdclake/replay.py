@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdclake import output, settings
-from cdclake.generations import generation_tables
+from cdclake.generations import generation_tables, tablet_streams
 from cdclake.generations.generation_tables import GenerationTables
 from cdclake.load import inputs
 from cdclake.logschema import keyspace_user_types, log_column_types
@@ -96,6 +96,20 @@ def default_generations(now_us: int) -> GenerationTables:
 
     generation_ts_ms = now_us // 1000 - DEFAULT_GENERATION_AGE_MS
     return GenerationTables.from_entries([(generation_ts_ms, default_single_node_generation(generation_ts_ms))])
+
+
+def replay_tablet_streams(tables, generations: Path | GenerationTables | None, now_us: int) -> list[tuple]:
+    """The stream sets of the script's tablets tables: from the cluster history given as
+    ``generations`` (its nodes and its tablets section), else from the default cluster's one node."""
+    if not any(table.uses_tablets for table in tables):
+        return []
+    if isinstance(generations, Path) and generations.suffix.lower() in (".yml", ".yaml"):
+        from cdclake.generations.cluster_history import load_cluster_history
+
+        history = load_cluster_history(generations)
+    else:
+        history = tablet_streams.single_node_cluster(now_us // 1000 - DEFAULT_GENERATION_AGE_MS)
+    return tablet_streams.tablet_stream_rows(history, tables)
 
 
 def replay_session(workspace: Path):
@@ -257,6 +271,7 @@ def replay_records(
             table_format=table_format,
         )
         generation_tables.load(spark, generation_input, table_format)
+        tablet_streams.load(spark, replay_tablet_streams(script_result.tables, generations, now_us), table_format)
         project, log_tables, manifest = parsing.result()
         python_worker.result()
     with contextlib.redirect_stdout(sys.stderr), small_data(spark):

@@ -30,6 +30,22 @@ def _import(args) -> GenerationTables:
     return GenerationTables.from_entries(generations)
 
 
+def _load_tablet_streams(spark, history_path: Path) -> str:
+    """The stream sets of the warehouse's tablets tables (load their schemas first) from the
+    history, into cdc_input.tablet_streams; what was written, for the summary."""
+    from cdclake.generations import tablet_streams
+    from cdclake.generations.cluster_history import load_cluster_history
+    from cdclake.load.inputs import read_schema_records
+
+    tables = tablet_streams.tablets_tables_at_log_creation(read_schema_records(spark)[0])
+    if not tables:
+        return ""
+    rows = tablet_streams.tablet_stream_rows(load_cluster_history(history_path), tables)
+    tablet_streams.load(spark, rows, settings.table_format())
+    sets = len({(row[0], row[1], row[2]) for row in rows})
+    return f"; {sets} stream sets of {len(tables)} tablets tables ({len(rows):,} streams) to cdc_input.tablet_streams"
+
+
 def configure(parser) -> None:
     parser.description = __doc__.split("\n\n")[0]
     commands = parser.add_subparsers(dest="generations_command", required=True, metavar="HOW")
@@ -60,6 +76,8 @@ def run(args) -> int:
         spark = create_session(target_dir())
         generation_tables.load(spark, tables, settings.table_format())
         where = "cdc_input.cdc_generations and cdc_input.cdc_generation_streams"
+        if args.generations_command == "build":
+            where += _load_tablet_streams(spark, args.history)
     print(
         f"{len(tables.timestamps_ms)} generations, {tables.stream_count:,} streams: "
         f"built in {built - started:.1f} s, written to {where} in {time.perf_counter() - built:.1f} s"

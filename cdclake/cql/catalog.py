@@ -22,7 +22,9 @@ from cdclake.cql.cdc_options import CdcOptions, parse_cdc_options
 from cdclake.cql.tablets_options import (
     altered_initial_tablets,
     check_tablets_strategy,
+    given_tablet_count,
     initial_tablets,
+    replication_factor,
     table_tablet_options,
 )
 from cdclake.cql.errors import (
@@ -333,7 +335,17 @@ class Catalog:
             cdc_delta=table.cdc.delta if table.cdc.enabled else "full",
             cdc_ttl_seconds=table.cdc.ttl_seconds if table.cdc.enabled else CdcOptions().ttl_seconds,
             default_time_to_live=table.default_time_to_live, ttl_column=table.ttl_column,
+            **self._tablets_fields(table),
         ) for table in self._all_tables()]
+
+    def _tablets_fields(self, table: Table) -> dict:
+        """uses_tablets, tablet_count and replication_factor of a table's record."""
+        keyspace = self.keyspaces[table.keyspace]
+        if keyspace.initial_tablets is None:
+            return {}
+        options = table_tablet_options(table.properties.get("tablets"), keyspace.initial_tablets)
+        return {"uses_tablets": True, "tablet_count": given_tablet_count(keyspace.initial_tablets, options),
+                "replication_factor": replication_factor(dict(keyspace.properties.get("replication") or {}))}
 
     def base_columns(self) -> list[BaseColumn]:
         rows = []

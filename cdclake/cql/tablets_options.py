@@ -57,6 +57,23 @@ def altered_initial_tablets(properties: dict, current: Optional[int]) -> Optiona
     return altered
 
 
+def replication_factor(replication: dict) -> int:
+    """A keyspace's replication factor: ``replication_factor``, or the largest of its data
+    centers' factors (ScyllaDB sizes a new table's tablets by the largest over its DCs)."""
+    factors = [_atol(str(value)) for key, value in replication.items() if key != "class"]
+    return max(factors, default=1) or 1
+
+
+def given_tablet_count(keyspace_initial_tablets: Optional[int], table_options: dict[str, str]) -> Optional[int]:
+    """The tablet count of a new table when its keyspace's ``initial`` or its own
+    ``min_tablet_count`` gives one: the larger, rounded up to a power of two
+    (``compute_target_tablet_count``, ``make_sizing_plan``); None when neither does (0 counts as
+    not given), and the cluster's shape decides."""
+    given = [count for count in (keyspace_initial_tablets, _atol(table_options.get("min_tablet_count", "0")))
+             if count]
+    return 1 << (max(given) - 1).bit_length() if given else None
+
+
 def _atol(text: str) -> int:
     number = _LEADING_INTEGER.match(text)
     return int(number.group(1)) if number else 0

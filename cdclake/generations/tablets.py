@@ -45,16 +45,13 @@ def power_of_two_at_least(value: int) -> int:
     return 1 << max(0, (value - 1).bit_length())
 
 
-def table_tablet_count(initial: int | None, min_tablet_count: int | None, default: int) -> int:
-    """The tablet count of a new table (``compute_target_tablet_count`` and ``make_sizing_plan`` in
-    ``service/tablet_allocator.cc``): the largest of the keyspace's ``initial`` and the table's
-    ``min_tablet_count`` when either is given (0 counts as not given), else ``default`` (what the
-    cluster's shape gives); rounded up to a power of two."""
-    given = [value for value in (initial, min_tablet_count) if value]
-    for value in given:
-        if value < 0:
-            raise TabletsError(f"a tablet count is not negative: {value}")
-    return power_of_two_at_least(max(given) if given else default)
+def table_tablet_count(given: int | None, default: int) -> int:
+    """The tablet count of a new table: what its keyspace or its options give
+    (``cdclake.cql.tablets_options.given_tablet_count``), else ``default`` (what the cluster's shape
+    gives) rounded up to a power of two (``make_sizing_plan`` in ``service/tablet_allocator.cc``)."""
+    if given is not None and given < 1:
+        raise TabletsError(f"a table has at least one tablet, not {given}")
+    return given if given is not None else power_of_two_at_least(default)
 
 
 def midpoint(first: int, last: int) -> int:

@@ -6,7 +6,7 @@ normalised ``cdc`` options (``docs/scylla/log.md`` §1). The CQL front door prod
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Iterable, Optional
 
 
@@ -23,6 +23,10 @@ class BaseTable:
     cdc_log_created_ms: Optional[int] = None   # when the log table was created (CDC first enabled)
     schema_version: int = 0            # increases with every change of the table (ALTER TABLE, ...)
     ttl_column: Optional[str] = None   # the per-row TTL column (``c type TTL``, ``ALTER TABLE t TTL c``)
+    uses_tablets: bool = False         # its keyspace uses tablets: CDC streams per table (docs/scylla/tablets.md)
+    tablet_count: Optional[int] = None     # tablets: the count its keyspace's `initial` or its own
+    #                                        `min_tablet_count` sets (a power of two); None: the cluster's default
+    replication_factor: Optional[int] = None   # tablets: the keyspace's replication factor (largest over its DCs)
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -60,10 +64,11 @@ class BaseTypeField:
 
 def record_from_row(record_class, row: dict):
     """A schema record from a table row (Spark) or a CSV row (text: ``True``/``False``, numbers,
-    empty for none), typed by the record's field annotations."""
+    empty for none), typed by the record's field annotations; a column the row lacks (a table of
+    an earlier contract) takes the field's default."""
     values = {}
     for f in fields(record_class):
-        value = row.get(f.name)
+        value = row.get(f.name, None if f.default is MISSING else f.default)
         if isinstance(value, str) and f.type != "str":
             if value == "":
                 value = None
@@ -113,7 +118,8 @@ BASE_TYPE_COLUMNS = [f.name for f in fields(BaseTypeField)]
 BASE_TABLES_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, cdc_enabled boolean, cdc_preimage string, "
     "cdc_postimage boolean, cdc_delta string, cdc_ttl_seconds bigint, default_time_to_live int, "
-    "cdc_log_created_ms bigint, schema_version bigint, ttl_column string"
+    "cdc_log_created_ms bigint, schema_version bigint, ttl_column string, uses_tablets boolean, tablet_count int, "
+    "replication_factor int"
 )
 BASE_COLUMNS_SPARK_SCHEMA = (
     "keyspace_name string, table_name string, column_name string, kind string, position int, "

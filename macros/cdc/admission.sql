@@ -4,8 +4,9 @@
 {%- endmacro %}
 
 
-{% macro cdc_admission_error_text(verdict, ts, now, gen) -%}
-    {#- The exact error text ScyllaDB returns for a rejected write (docs/scylla/math.md §6.3). -#}
+{% macro cdc_admission_error_text(verdict, ts, now, gen, log_table_id='null') -%}
+    {#- The exact error text ScyllaDB returns for a rejected write (docs/scylla/math.md §6.3;
+        `no_streams`, a tablets table's: docs/scylla/tablets.md §3). -#}
     case {{ verdict }}
         when 'future' then concat(
             'cdc: attempted to get a stream "from the future" (', {{ scylla_format_timestamp(ts) }},
@@ -32,6 +33,10 @@
             {{ scylla_format_timestamp(gen) }}, ', write timestamp: ', {{ scylla_format_timestamp(ts) }},
             '). Make sure that the replicas which contain this generation\'s data are alive and reachable from this node.'
         )
+        when 'no_streams' then concat(
+            'cdc::metadata::get_stream: could not find any CDC streams for table ', {{ log_table_id }},
+            ' for timestamp ', {{ ts }}, '.'
+        )
         when 'not_found_old' then concat(
             'cdc::metadata::get_stream: could not find any CDC stream (current time: ',
             {{ scylla_format_timestamp(now) }}, '). Are we in the middle of a cluster upgrade?'
@@ -44,7 +49,7 @@
     {#- What a client sees: InvalidRequest, or ServerError for the runtime_error cases. -#}
     case
         when {{ verdict }} in ('future', 'past', 'earlier') then 'InvalidRequest'
-        when {{ verdict }} in ('not_found', 'not_found_old', 'unretrieved') then 'ServerError'
+        when {{ verdict }} in ('not_found', 'not_found_old', 'unretrieved', 'no_streams') then 'ServerError'
     end
 {%- endmacro %}
 
@@ -94,6 +99,29 @@
             else 'ok'
         end
     {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_tablet_admission_verdict(change_ts, now_us, tablet_table) -%}
+    {#- ScyllaDB's verdict for a write to a table of a tablets keyspace (cdc::metadata::get_stream
+        with a table id, docs/scylla/tablets.md §3, §8): `future` as for vnodes; no rule for the
+        past; `no_streams` when no stream set still kept is old enough. `tablet_table`: an alias of
+        a row with `set_timestamps` (sorted µs) and `cdc_ttl_seconds`: garbage collection has
+        dropped every set whose successor started at or before the write's now minus that TTL
+        (0: none). -#}
+    {%- set sets = tablet_table ~ '.set_timestamps' -%}
+    {%- set ttl_us = tablet_table ~ '.cdc_ttl_seconds * 1000000' -%}
+    {%- set oldest_kept -%}
+        if({{ tablet_table }}.cdc_ttl_seconds = 0, {{ sets }}[0],
+            coalesce({{ cdc_generation_at(sets, now_us ~ ' - ' ~ ttl_us) }}, {{ sets }}[0]))
+    {%- endset -%}
+    case
+        when {{ change_ts }} > {{ now_us }} + {{ var('cdc_generation_leeway_us') }} then 'future'
+        when
+            coalesce({{ cdc_generation_at(sets, change_ts) }} < {{ oldest_kept }}, true)
+            then 'no_streams'
+        else 'ok'
+    end
 {%- endmacro %}
 
 

@@ -19,7 +19,7 @@ from cdclake.logschema import keyspace_user_types, log_table_columns
 LOG_SUFFIX = "_scylla_cdc_log"
 KEY = "'it''s \\\\ \"x\"'"     # a clustering key with a quote, a backslash and double quotes
 # in conftest's shared replay: every CQL type and the text cqlsh escapes (a newline, a control
-# character, a no-break space), with images
+# character, a no-break space), with images; a table of a tablets keyspace (its streams' index 0)
 SCRIPT = f"""
 CREATE KEYSPACE exports WITH replication = {{'class': 'NetworkTopologyStrategy', 'replication_factor': 1}};
 CREATE TYPE exports.pt (x double, label text);
@@ -36,6 +36,14 @@ line2', ['a, b', 'c'], (1, 'x'), {{'p': {{x: 2.5, label: 'q'}}, 'r': {{x: NaN, l
 UPDATE exports.every SET l = l + ['y'], m['s'] = {{x: -0.0}}, st = st - {{0.5}}, f = NaN, db = -0.0,
     tx = 'za\u017c\u00f3\u0142\u0107\u00a0\u0001' WHERE k = 1 AND c = {KEY};
 DELETE l[0], s FROM exports.every WHERE k = 1 AND c = {KEY};
+CREATE KEYSPACE exports_tablets WITH replication = {{'class': 'NetworkTopologyStrategy', 'replication_factor': 1}}
+    AND tablets = {{'enabled': true, 'initial': 2}};
+CREATE TABLE exports_tablets.t (k int, c int, v text, m map<int, text>, PRIMARY KEY (k, c))
+    WITH cdc = {{'enabled': true, 'preimage': true, 'postimage': true}};
+INSERT INTO exports_tablets.t (k, c, v, m) VALUES (1, 1, 'a', {{1: 'x'}});
+INSERT INTO exports_tablets.t (k, c, v) VALUES (2, 1, 'b');
+UPDATE exports_tablets.t SET v = 'c', m[2] = 'y' WHERE k = 1 AND c = 1;
+DELETE FROM exports_tablets.t WHERE k = 2;
 """
 
 
@@ -85,7 +93,7 @@ def imported(shared_replay, spark, test_workspace):
     # a warehouse with the schemas alone: no writes, no generations, no log imported before
     tables, columns, types = schema
     inputs.write_inputs(spark, atoms=[], tables=tables, columns=columns, types=types)
-    for name in ("base_mutations", "cdc_generations", "cdc_generation_streams", "imported_log"):
+    for name in ("base_mutations", "cdc_generations", "cdc_generation_streams", "tablet_streams", "imported_log"):
         spark.sql(f"drop table if exists cdc_input.{name}")
     pairs = []
     for table, text in files.items():
@@ -134,6 +142,17 @@ def test_the_imported_logs_build_the_consumer_tables_the_produced_logs_did(impor
                  and table.rsplit("_", 1)[0] not in imported["dropped_since"]]
     assert not different, f"{len(different)} consumer tables differ, e.g. {different[0]}: " \
                           f"{built[different[0]][:3]} != {produced[different[0]][:3]}"
+
+
+def test_a_tablets_tables_log_loads_with_its_tablet_streams(imported, spark):
+    """Its rows keep their streams (index 0, version 1: one per tablet); its consumer tables are
+    among those the test above compares."""
+    from python_udfs.stream_ids import decode_stream_id
+
+    streams = {bytes(r["cdc$stream_id"]) for r in spark.table("cdc_input.imported_log")
+               .where("keyspace_name = 'exports_tablets'").select("`cdc$stream_id`").collect()}
+    assert streams and {(decode_stream_id(s).index, decode_stream_id(s).version) for s in streams} == {(0, 1)}
+    assert "exports_tablets.t_history" in imported["built"]
 
 
 def test_a_log_export_loaded_twice_adds_nothing(imported, spark):

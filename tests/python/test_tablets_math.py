@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from cdclake.cql.tablets_options import given_tablet_count
 from cdclake.generations.tablets import (
     TabletsError,
     first_stream_set,
@@ -63,7 +64,8 @@ def test_a_split_keeps_each_tablets_end_and_cuts_it_at_its_midpoint():
     (1, None, 20, 1),
 ])
 def test_a_tables_tablet_count(initial, min_tablet_count, default, expected):
-    assert table_tablet_count(initial, min_tablet_count, default) == expected
+    options = {} if min_tablet_count is None else {"min_tablet_count": str(min_tablet_count)}
+    assert table_tablet_count(given_tablet_count(initial, options), default) == expected
 
 
 def test_the_first_set_is_five_seconds_before_the_log_table_with_a_stream_per_tablet():
@@ -141,3 +143,54 @@ def test_a_bad_resize_is_named(resize, message):
 
     with pytest.raises(ClusterHistoryError, match=re.escape(f"tablets #1: {message}")):
         history([resize])
+
+
+TABLES_HISTORY = """
+ring_delay_ms: 0
+seed: "rows"
+nodes:
+  - {name: n1, joined_at: "2023-11-14 21:00:00", num_tokens: 4, shards: 3}
+  - {name: n2, joined_at: "2023-11-14 22:00:00", num_tokens: 4, shards: 3}
+tablets:
+  - {table: ks.sized, at: "2023-11-14 22:20:00", count: 8}
+"""
+
+
+def test_the_input_rows_give_each_cdc_table_of_a_tablets_keyspace_its_sets():
+    """cdc_input.tablet_streams from the front door's records: a table whose keyspace gives no
+    count gets the cluster's default when its log table was made (10 per shard over RF 2: 6
+    shards after n2 joined -> 30 -> 32); one with `min_tablet_count` its own, resized later; a
+    table whose log's creation is not known (a DESCRIBE's) starts at the cluster's start; vnodes
+    tables and tables without CDC have none."""
+    import yaml
+
+    from cdclake.cql import run_script
+    from cdclake.generations.cluster_history import parse_cluster_history
+    from cdclake.generations.tablet_streams import tablet_stream_rows
+
+    now_us = 1_700_000_000_000_000      # 22:13:20, after n2 joined
+    result = run_script("""
+        CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 2} AND tablets = {'enabled': true};
+        CREATE TABLE ks.default (pk int PRIMARY KEY, v int) WITH cdc = {'enabled': true};
+        CREATE TABLE ks.sized (pk int PRIMARY KEY) WITH cdc = {'enabled': true} AND tablets = {'min_tablet_count': 3};
+        CREATE TABLE ks.plain (pk int PRIMARY KEY);
+        CREATE KEYSPACE vn WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};
+        CREATE TABLE vn.t (pk int PRIMARY KEY) WITH cdc = {'enabled': true};
+    """, now_us=now_us, step_us=1_000_000)
+    assert not result.errors, result.errors
+    history = parse_cluster_history(yaml.safe_load(TABLES_HISTORY))
+    described = [t for t in result.tables if t.table_name == "default"][0]
+    tables = result.tables + [type(described)(**{**described.as_row(), "table_name": "described",
+                                                  "cdc_log_created_ms": None})]
+    rows = tablet_stream_rows(history, tables)
+    sets = {}
+    for keyspace, table, set_ts_ms, token, stream_id in rows:
+        sets.setdefault((table, set_ts_ms), []).append(token)
+        assert decode_stream_id(bytes.fromhex(stream_id)).token == token
+    created_ms = now_us // 1000 + 1000      # ks.default's CREATE TABLE, the second statement
+    assert {key: len(tokens) for key, tokens in sets.items()} == {
+        ("default", created_ms - 5000): 32,
+        ("sized", created_ms + 1000 - 5000): 4,                # min_tablet_count 3, rounded up
+        ("sized", 1_700_000_400_000): 8,        # the split at 22:20: with ring_delay 0, at once
+        ("described", 1_699_995_600_000 - 5000): 16,           # at n1's join: 3 shards -> 15 -> 16
+    }

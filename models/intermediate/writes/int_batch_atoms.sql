@@ -23,6 +23,7 @@ select
     table_name,
     schema_version,
     cdc_enabled,
+    uses_tablets,
     partition_key,
     atom_kind,
     write_timestamp,

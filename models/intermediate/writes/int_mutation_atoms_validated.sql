@@ -37,6 +37,7 @@ joined as (
         table_versions.table_name is not null as table_has_versions,
         base_tables.schema_version as table_schema_version,
         base_tables.cdc_enabled,
+        coalesce(base_tables.uses_tablets, false) as uses_tablets,
         base_tables.has_clustering_key,
         base_tables.clustering_key_names,
         base_tables.clustering_key_types,
@@ -244,5 +245,6 @@ select
     table_schema_version as schema_version,
     origin,
     cdc_enabled,
+    uses_tablets,
     problem
 from checked

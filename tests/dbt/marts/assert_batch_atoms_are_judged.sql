@@ -16,7 +16,9 @@ checked as (
             when write_status is null or write_status not in ('accepted', 'rejected')
                 then concat('write_status: ', coalesce(write_status, 'null'), ' (accepted or rejected)')
             when
-                verdict not in ('ok', 'future', 'past', 'not_found', 'earlier', 'not_found_old', 'unretrieved')
+                verdict not in (
+                    'ok', 'future', 'past', 'not_found', 'earlier', 'not_found_old', 'unretrieved', 'no_streams'
+                )
                 then concat('verdict: unknown verdict ', verdict)
             when cdc_enabled and write_reason is distinct from 'invalid_input' and verdict is null
                 then 'verdict: a change group of a valid write has none'

@@ -1,0 +1,232 @@
+"""A script on a tablets keyspace, replayed with a cluster history whose tablets section splits
+one table and merges another (docs/scylla/tablets.md): each write lands in the stream of the
+tablet holding its key's token (scylla-driver's) in the table's stream set at its timestamp,
+before and after the resize, a late write in the closed stream it belongs to, a write older
+than the first set is rejected with ScyllaDB's text; `cdc_timestamps` and `cdc_streams` list the
+sets as ScyllaDB's virtual tables do, garbage collection included. The same script on a vnodes
+keyspace gives the same log rows in the generation's streams."""
+from __future__ import annotations
+
+import contextlib
+import random
+import struct
+
+import pytest
+import yaml
+from cassandra.metadata import Murmur3Token
+
+from cdclake.generations.cluster_history import parse_cluster_history
+from cdclake.generations.tablets import StreamSet
+from python_udfs.stream_ids import decode_stream_id
+
+NOW_US = 1_700_000_000_000_000          # 2023-11-14 22:13:20 UTC
+STEP_US = 10_000_000                     # 10 s per statement
+SPLIT_AT_US = NOW_US + 180_000_000       # the split of ks.t finishes; its set starts 65 s later
+MERGE_AT_US = NOW_US + 60_000_000        # the merge of ks.g
+HISTORY = f"""\
+ring_delay_ms: 30000
+seed: "tablets test cluster"
+nodes:
+  - {{name: n1, joined_at: "2023-11-14 21:00:00", num_tokens: 16, shards: 2}}
+tablets:
+  - {{table: ks.t, at: {SPLIT_AT_US // 1000}, count: 8}}
+  - {{table: ks.g, at: {MERGE_AT_US // 1000}, count: 2}}
+"""
+KEYS = random.Random(55).sample(range(-10**9, 10**9), 40)
+LATE_KEY, OLD_KEY = 7, 8
+
+
+def script(tablets: bool) -> str:
+    """The keyspace (tablets or vnodes), ks.t and ks.g with 4 tablets (ks.g with a 60 s CDC TTL),
+    a write per key to ks.t at 10 s steps (the split's set starts after the 19th), a late write
+    stamped before the split, one stamped before the log table, and writes to ks.g."""
+    option = "{'enabled': true, 'initial': 4}" if tablets else "{'enabled': false}"
+    lines = [
+        "CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1}"
+        f" AND tablets = {option};",
+        "CREATE TABLE ks.t (pk int, ck int, v int, PRIMARY KEY (pk, ck)) WITH cdc = {'enabled': true};",
+        "CREATE TABLE ks.g (pk int PRIMARY KEY, v int) WITH cdc = {'enabled': true, 'ttl': 60};",
+    ]
+    lines += [f"INSERT INTO ks.t (pk, ck, v) VALUES ({key}, 0, {n});" for n, key in enumerate(KEYS)]
+    lines += [f"INSERT INTO ks.t (pk, ck, v) VALUES ({LATE_KEY}, 0, -1) USING TIMESTAMP {SPLIT_AT_US};",
+              f"INSERT INTO ks.t (pk, ck, v) VALUES ({OLD_KEY}, 0, -2) USING TIMESTAMP {NOW_US - 60_000_000};"]
+    lines += [f"INSERT INTO ks.g (pk, v) VALUES ({key}, 1);" for key in KEYS[:4]]
+    return "\n".join(lines) + "\n"
+
+
+def driver_token(key: int) -> int:
+    return Murmur3Token.hash_fn(struct.pack(">i", key))
+
+
+def statement_us(number: int) -> int:
+    """The coordinator's clock at the script's statement ``number`` (from 0)."""
+    return NOW_US + number * STEP_US
+
+
+@pytest.fixture(scope="module")
+def replays(spark, test_workspace):
+    """The vnodes replay, then the tablets one, whose warehouse and project stay for the tests."""
+    from cdclake.replay import replay
+
+    history = test_workspace / "tablets_history.yml"
+    history.write_text(HISTORY)
+    vnodes = replay(script(False), now_us=NOW_US, step_us=STEP_US, generations=history,
+                    workspace=test_workspace / "replay")
+    tablets = replay(script(True), now_us=NOW_US, step_us=STEP_US, generations=history,
+                     workspace=test_workspace / "replay")
+    streams = spark.sql("select table_name, unix_millis(`timestamp`) as ts_ms, stream_state, stream_id "
+                        "from cdc_lake.cdc_streams").collect()
+    timestamps = spark.sql("select table_name, unix_millis(`timestamp`) as ts_ms from cdc_lake.cdc_timestamps").collect()
+    return tablets, vnodes, streams, timestamps
+
+
+def stream_sets(table: str, created_statement: int, count: int) -> list[StreamSet]:
+    history = parse_cluster_history(yaml.safe_load(HISTORY))
+    return history.stream_sets(table, statement_us(created_statement) // 1000, count)
+
+
+def expected_stream(sets: list[StreamSet], token: int, ts_us: int) -> str:
+    operating = [s for s in sets if s.timestamp_ms * 1000 <= ts_us][-1]
+    position = next(i for i, last in enumerate(operating.last_tokens) if last >= token)
+    return operating.stream_ids[position].hex()
+
+
+def test_each_write_goes_to_its_tablets_stream_in_the_set_at_its_time(replays):
+    result, _, _, _ = replays
+    assert result.dbt_succeeded and not result.statement_errors
+    sets = stream_sets("ks.t", 1, 4)
+    assert [len(s.last_tokens) for s in sets] == [4, 8]
+    assert sets[1].timestamp_ms * 1000 == SPLIT_AT_US + 65_000_000
+    rows = {row["v"]: row for row in result.log_rows if row["table"] == "ks.t_scylla_cdc_log"}
+    used = set()
+    for number, key in enumerate(KEYS):
+        ts_us = statement_us(3 + number)
+        expected = expected_stream(sets, driver_token(key), ts_us)
+        assert rows[number]["cdc$stream_id"] == expected, (key, ts_us)
+        fields = decode_stream_id(bytes.fromhex(expected))
+        assert (fields.index, fields.version) == (0, 1)
+        used.add(next(n for n, s in enumerate(sets) if bytes.fromhex(expected) in s.stream_ids))
+    assert used == {0, 1}, "writes before and after the split"
+    # stamped before the split's set, written after it: the first set's stream, closed by then
+    assert rows[-1]["cdc$stream_id"] == expected_stream(sets[:1], driver_token(LATE_KEY), SPLIT_AT_US)
+
+
+def test_a_write_older_than_the_first_set_is_rejected_with_scylladbs_text(replays):
+    result, _, _, _ = replays
+    [rejected] = result.rejected_writes
+    assert (rejected["reason"], rejected["error_class"]) == ("no_streams", "ServerError")
+    assert rejected["error_text"].startswith("cdc::metadata::get_stream: could not find any CDC streams for table ")
+    assert rejected["error_text"].endswith(f" for timestamp {NOW_US - 60_000_000}.")
+    log_table_id = rejected["error_text"].split("for table ")[1].split(" ")[0]
+    assert log_table_id[14] == "1", "a version-1 uuid (a timeuuid), as ScyllaDB's table ids"
+
+
+def test_a_merge_halves_the_streams_and_garbage_collection_drops_the_old_set(replays):
+    """ks.g: 4 tablets, merged into 2 at MERGE_AT + 65 s; its CDC TTL of 60 s has run out for the
+    first set by the script's last statement (more than a minute after): only the merged set is
+    kept, listed as current and opened."""
+    result, _, streams, timestamps = replays
+    sets = stream_sets("ks.g", 2, 4)
+    assert [len(s.last_tokens) for s in sets] == [4, 2]
+    assert sets[1].last_tokens == sets[0].last_tokens[1::2]
+    g_rows = [row for row in result.log_rows if row["table"] == "ks.g_scylla_cdc_log"]
+    assert len(g_rows) == 4
+    for row in g_rows:
+        assert row["cdc$stream_id"] == expected_stream(sets[1:], driver_token(row["pk"]), sets[1].timestamp_ms * 1000)
+    assert [r.ts_ms for r in timestamps if r.table_name == "g"] == [sets[1].timestamp_ms]
+    assert sorted((r.stream_state, r.stream_id) for r in streams if r.table_name == "g") == sorted(
+        [(0, stream) for stream in sets[1].stream_ids] + [(2, stream) for stream in sets[1].stream_ids])
+
+
+def test_the_streams_table_lists_current_closed_and_opened_streams(replays):
+    _, _, streams, timestamps = replays
+    sets = stream_sets("ks.t", 1, 4)
+    assert sorted(r.ts_ms for r in timestamps if r.table_name == "t") == [sets[0].timestamp_ms, sets[1].timestamp_ms]
+    # by time, state and token, as ScyllaDB lists them
+    rows = sorted(((r.ts_ms, r.stream_state, decode_stream_id(r.stream_id).token), r.stream_id)
+                  for r in streams if r.table_name == "t")
+    first, second = sets
+    assert [stream for _, stream in rows] == [stream for *_, stream in (
+        [(first.timestamp_ms, 0, s) for s in first.stream_ids] + [(first.timestamp_ms, 2, s) for s in first.stream_ids]
+        + [(second.timestamp_ms, 0, s) for s in second.stream_ids]
+        + [(second.timestamp_ms, 1, s) for s in first.stream_ids]
+        + [(second.timestamp_ms, 2, s) for s in second.stream_ids])]
+
+
+def test_the_same_script_on_a_vnodes_keyspace_logs_the_same_rows_in_the_generations_streams(replays):
+    tablets, vnodes, _, _ = replays
+    assert vnodes.dbt_succeeded and not vnodes.statement_errors
+    assert vnodes.rejected_writes == [], "no stream set to predate: the generation is older"
+
+    def without_streams(rows):
+        return sorted(repr({k: v for k, v in row.items() if k not in ("cdc$stream_id", "cdc$time")}) for row in rows
+                      if row.get("v") != -2)
+
+    assert without_streams(vnodes.log_rows) == without_streams(tablets.log_rows)
+    assert not {row["cdc$stream_id"] for row in vnodes.log_rows} & {row["cdc$stream_id"] for row in tablets.log_rows}
+
+
+@contextlib.contextmanager
+def changed_table(spark, table: str, change):
+    """Inside the block, ``table`` holds ``change`` (a function of its rows as a DataFrame)."""
+    original = spark.table(table).localCheckpoint()
+    change(original).localCheckpoint().write.insertInto(table, overwrite=True)
+    try:
+        yield
+    finally:
+        original.write.insertInto(table, overwrite=True)
+
+
+def dbt_test_passes(test_workspace, selector: str) -> bool:
+    """`dbt test --select selector` in the tablets replay's project (left by ``replays``)."""
+    from cdclake.project import dbt
+
+    return bool(dbt.invoke(["test", "--select", selector, "--log-level", "error"],
+                           project_dir=test_workspace / "replay" / "project"))
+
+
+def test_the_routing_check_catches_a_write_in_another_tablets_stream(spark, replays, test_workspace):
+    from pyspark.sql import functions as F
+
+    selector = "test_name:stream_in_tablet"
+    assert dbt_test_passes(test_workspace, selector)
+    atoms = spark.table("cdc_intermediate.int_batch_atoms")
+    row = atoms.where("uses_tablets and write_status = 'accepted' and table_name = 't'").orderBy("write_id").first()
+    [other] = [r.stream_id for r in spark.table("cdc_input.tablet_streams").where(
+        f"table_name = 't' and set_ts_ms = {row.generation_ts_ms}").collect() if r.stream_id != row.stream_id.hex()][:1]
+    with changed_table(spark, "cdc_intermediate.int_batch_atoms", lambda rows: rows.withColumn(
+            "stream_id", F.when(F.col("write_id") == row.write_id, F.lit(bytes.fromhex(other)))
+            .otherwise(F.col("stream_id")))):
+        assert not dbt_test_passes(test_workspace, selector), "a write in the wrong tablet's stream went unnoticed"
+
+
+@pytest.mark.parametrize("change", [
+    # the second set of ks.t without its last tablet: the set does not reach the ring's end
+    "not (table_name = 't' and last_token = 9223372036854775807 and set_ts_ms > 1700000010000)",
+    # a stream whose ID does not carry its last token
+    "true",
+], ids=["a set that does not tile the ring", "a stream ID without its token"])
+def test_the_input_check_catches_stream_sets_scylladb_could_not_make(spark, replays, test_workspace, change):
+    from pyspark.sql import functions as F
+
+    selector = "assert_tablet_streams_are_valid"
+    assert dbt_test_passes(test_workspace, selector)
+
+    def changed(rows):
+        if change == "true":
+            first = rows.orderBy("set_ts_ms", "last_token").first()
+            return rows.withColumn("last_token", F.when(F.col("stream_id") == first.stream_id, F.col("last_token") - 1)
+                                   .otherwise(F.col("last_token")))
+        return rows.where(change)
+
+    with changed_table(spark, "cdc_input.tablet_streams", changed):
+        assert not dbt_test_passes(test_workspace, selector)
+
+
+def test_the_states_check_catches_a_closed_stream_left_out(spark, replays, test_workspace):
+    selector = "assert_tablet_stream_states_are_consistent"
+    assert dbt_test_passes(test_workspace, selector)
+    dropped = spark.table("cdc_lake.cdc_streams").where("stream_state = 1").first().stream_id
+    with changed_table(spark, "cdc_lake.cdc_streams",
+                       lambda rows: rows.where(~((rows.stream_state == 1) & (rows.stream_id == dropped)))):
+        assert not dbt_test_passes(test_workspace, selector), "a closed stream left out went unnoticed"
