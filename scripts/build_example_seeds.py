@@ -5,7 +5,9 @@
   plus two hand-made bad atoms that show the quarantine (an unknown column, a wrong type);
 * cdc_generations, cdc_generation_streams: a 3-node ring (16 vnodes each, 2 shards,
   ignore_msb 12) operating since an hour before the script, and a 4th node bootstrapped
-  15 seconds into it (a second generation whose ranges refine the first).
+  15 seconds into it (a second generation whose ranges refine the first);
+* tablet_streams: the stream sets of the tablets keyspace's table, its first at its log table's
+  creation, its second when its tablets split (at once: the cluster's ring_delay is 0).
 
 Run with `make seeds`; tests/python/test_example_seeds.py checks the files are up to date.
 """
@@ -20,6 +22,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from cdclake.cql.interpreter import run_script  # noqa: E402
+from cdclake.generations.cluster_history import ClusterHistory, Node, Resize  # noqa: E402
+from cdclake.generations.tablet_streams import (  # noqa: E402
+    TABLET_STREAMS_COLUMNS, tablet_stream_rows,
+)
 from cdclake.generations.vnodes import (  # noqa: E402
     deterministic_random_source, generation_stream_rows, make_generation, ring_tokens_by_node,
     sharding_info_by_owner,
@@ -34,6 +40,7 @@ STEP_US = 1_000_000
 NODES, VNODES, SHARDS, IGNORE_MSB = 3, 16, 2, 12
 FIRST_GENERATION_MS = NOW_US // 1000 - 3600 * 1000
 BOOTSTRAP_GENERATION_MS = NOW_US // 1000 + 15 * 1000
+SPLIT_MS = NOW_US // 1000 + 34 * 1000      # metrics.readings: 4 tablets -> 8
 
 
 def example_atoms() -> tuple[list[Atom], list, list]:
@@ -66,6 +73,12 @@ def example_generations() -> tuple[list[int], list[dict]]:
     return [FIRST_GENERATION_MS, BOOTSTRAP_GENERATION_MS], rows
 
 
+def example_tablet_streams(tables) -> list[dict]:
+    nodes = tuple(Node(f"n{n + 1}", FIRST_GENERATION_MS, (), SHARDS, IGNORE_MSB) for n in range(NODES))
+    history = ClusterHistory(0, "scylla-cdc-lake example ring", nodes, (Resize("metrics.readings", SPLIT_MS, 8),))
+    return [dict(zip(TABLET_STREAMS_COLUMNS, row)) for row in tablet_stream_rows(history, tables)]
+
+
 def write_csv(seeds: Path, name: str, columns: list[str], rows: list[dict]) -> None:
     with open(seeds / f"{name}.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
@@ -87,6 +100,7 @@ def build(root: Path) -> None:
     write_csv(seeds, "base_types", BASE_TYPE_COLUMNS, [t.as_row() for t in types])
     write_csv(seeds, "cdc_generations", ["generation_ts_ms"], [{"generation_ts_ms": g} for g in generations])
     write_csv(seeds, "cdc_generation_streams", GENERATION_STREAMS_COLUMNS, streams)
+    write_csv(seeds, "tablet_streams", TABLET_STREAMS_COLUMNS, example_tablet_streams(tables))
     print(f"wrote {len(atoms)} atoms, {len(tables)} tables, {len(streams)} streams to {seeds}")
 
 

@@ -4,6 +4,7 @@ load them as the ``cdc_input`` generation tables (or write them as seed-layout C
     cdclake generations build HISTORY.yml [--csv DIR]
     cdclake generations import --descriptions V2.csv [--timestamps TS.csv] [--ignore-msb 12] [--csv DIR]
     cdclake generations import --generations-v3 V3.csv --topology TOPOLOGY.csv [--csv DIR]
+    cdclake generations import --cdc-streams STREAMS.csv|.txt ... [--csv DIR]   (tablets tables)
 """
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ from cdclake.generations import generation_tables
 from cdclake.generations.generation_tables import GenerationTables
 
 
-def _import(args) -> GenerationTables:
+def _import(args) -> GenerationTables | None:
+    """The vnode generations the import options name (None: only tablets streams are imported)."""
     from cdclake.generations import generation_import as gi
 
+    if args.cdc_streams and not (args.generations_v3 or args.descriptions):
+        return None
     if args.generations_v3:
         if not args.topology:
             raise SystemExit("--generations-v3 needs --topology (a system.topology export with committed_cdc_generations)")
@@ -26,7 +30,7 @@ def _import(args) -> GenerationTables:
         generations = gi.import_streams_descriptions_v2(
             args.descriptions, args.timestamps, ignore_msb=args.ignore_msb)
     else:
-        raise SystemExit("give --descriptions (cdc_streams_descriptions_v2) or --generations-v3")
+        raise SystemExit("give --descriptions (cdc_streams_descriptions_v2), --generations-v3 or --cdc-streams")
     return GenerationTables.from_entries(generations)
 
 
@@ -43,7 +47,7 @@ def _load_tablet_streams(spark, history_path: Path) -> str:
     rows = tablet_streams.tablet_stream_rows(load_cluster_history(history_path), tables)
     tablet_streams.load(spark, rows, settings.table_format())
     sets = len({(row[0], row[1], row[2]) for row in rows})
-    return f"; {sets} stream sets of {len(tables)} tablets tables ({len(rows):,} streams) to cdc_input.tablet_streams"
+    return f"{sets} stream sets of {len(tables)} tablets tables ({len(rows):,} streams) to cdc_input.tablet_streams"
 
 
 def configure(parser) -> None:
@@ -58,6 +62,9 @@ def configure(parser) -> None:
                           help="the cluster's murmur3_partitioner_ignore_msb_bits (v2 does not store it; default 12)")
     imported.add_argument("--generations-v3", type=Path, help="system.cdc_generations_v3 export")
     imported.add_argument("--topology", type=Path, help="system.topology export (generation ids -> timestamps)")
+    imported.add_argument("--cdc-streams", type=Path, nargs="+", metavar="FILE",
+                          help="system.cdc_streams as cqlsh's COPY TO or SELECT prints it: the stream sets of "
+                               "tables of tablets keyspaces (into cdc_input.tablet_streams)")
     for command in (build, imported):
         command.add_argument("--csv", type=Path, help="write seed-layout CSV files here instead of loading them")
 
@@ -65,21 +72,58 @@ def configure(parser) -> None:
 def run(args) -> int:
     started = time.perf_counter()
     tables = generation_tables.from_history_file(args.history) if args.generations_command == "build" else _import(args)
+    tablet_rows = _imported_tablet_streams(args)
     built = time.perf_counter()
     if args.csv:
-        generation_tables.write_csv_folder(tables, args.csv)
+        if tables is not None:
+            generation_tables.write_csv_folder(tables, args.csv)
+        if tablet_rows is not None:
+            _write_tablet_streams_csv(tablet_rows, args.csv)
         where = f"{args.csv}/"
     else:
         from cdclake.session.spark import create_session
         from cdclake.settings import target_dir
 
         spark = create_session(target_dir())
-        generation_tables.load(spark, tables, settings.table_format())
-        where = "cdc_input.cdc_generations and cdc_input.cdc_generation_streams"
+        where = []
+        if tables is not None:
+            generation_tables.load(spark, tables, settings.table_format())
+            where.append("cdc_input.cdc_generations and cdc_input.cdc_generation_streams")
         if args.generations_command == "build":
-            where += _load_tablet_streams(spark, args.history)
-    print(
-        f"{len(tables.timestamps_ms)} generations, {tables.stream_count:,} streams: "
-        f"built in {built - started:.1f} s, written to {where} in {time.perf_counter() - built:.1f} s"
-    )
+            where.append(_load_tablet_streams(spark, args.history))
+        elif tablet_rows is not None:
+            from cdclake.generations import tablet_streams
+
+            tablet_streams.load(spark, tablet_rows, settings.table_format())
+            where.append("cdc_input.tablet_streams")
+        where = ", ".join(part for part in where if part)
+    done = []
+    if tables is not None:
+        done.append(f"{len(tables.timestamps_ms)} generations, {tables.stream_count:,} streams")
+    if tablet_rows is not None:
+        sets = {(row[0], row[1], row[2]) for row in tablet_rows}
+        done.append(f"{len(sets)} stream sets of {len({row[:2] for row in tablet_rows})} tablets tables "
+                    f"({len(tablet_rows):,} streams)")
+    print(f"{'; '.join(done)}: built in {built - started:.1f} s, written to {where} "
+          f"in {time.perf_counter() - built:.1f} s")
     return 0
+
+
+def _imported_tablet_streams(args) -> list[tuple] | None:
+    if args.generations_command != "import" or not args.cdc_streams:
+        return None
+    from cdclake.generations.tablet_import import import_cdc_streams
+
+    return import_cdc_streams(list(args.cdc_streams))
+
+
+def _write_tablet_streams_csv(rows: list[tuple], folder: Path) -> None:
+    import csv
+
+    from cdclake.generations.tablet_streams import TABLET_STREAMS_COLUMNS
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "tablet_streams.csv", "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(TABLET_STREAMS_COLUMNS)
+        writer.writerows(rows)

@@ -28,11 +28,22 @@ def schema_ddl(tables: Iterable[BaseTable], columns: Iterable[BaseColumn], types
         fields_of.setdefault((field.keyspace_name, field.type_name), []).append(field)
 
     keyspaces = sorted({t.keyspace_name for t in tables} | {keyspace for keyspace, _ in fields_of})
-    statements = [f"CREATE KEYSPACE {maybe_quote(k)} WITH replication = {KEYSPACE_REPLICATION};" for k in keyspaces]
+    statements = [create_keyspace(k, [t for t in tables if t.keyspace_name == k]) for k in keyspaces]
     statements += [create_type(keyspace, name, fields_of[(keyspace, name)])
                    for keyspace, name in types_in_dependency_order(fields_of)]
     statements += [create_table(t, columns_of.get((t.keyspace_name, t.table_name), [])) for t in tables]
     return "\n".join(statements) + "\n"
+
+
+def create_keyspace(keyspace: str, tables: list[BaseTable]) -> str:
+    """A keyspace of tablets tables uses tablets, with their replication factor (their tablet
+    counts are the tables' own options)."""
+    tablets = [t for t in tables if t.uses_tablets]
+    if not tablets:
+        return f"CREATE KEYSPACE {maybe_quote(keyspace)} WITH replication = {KEYSPACE_REPLICATION};"
+    factor = max(t.replication_factor or 1 for t in tablets)
+    return (f"CREATE KEYSPACE {maybe_quote(keyspace)} WITH replication = {{'class': 'NetworkTopologyStrategy', "
+            f"'replication_factor': {factor}}} AND tablets = {{'enabled': true}};")
 
 
 def types_in_dependency_order(fields_of: dict[tuple[str, str], list[BaseTypeField]]) -> list[tuple[str, str]]:
@@ -67,7 +78,8 @@ def create_table(table: BaseTable, columns: list[BaseColumn]) -> str:
         [maybe_quote(c.column_name) for c in columns if c.kind == "partition_key"],
         [(maybe_quote(c.column_name), "DESC" if c.clustering_order == "desc" else "ASC")
          for c in columns if c.kind == "clustering"],
-        [f"default_time_to_live = {table.default_time_to_live}", cdc_option(table)])
+        [f"default_time_to_live = {table.default_time_to_live}", cdc_option(table)]
+        + ([f"tablets = {{'min_tablet_count': '{table.tablet_count}'}}"] if table.tablet_count else []))
 
 
 def cdc_option(table: BaseTable) -> str:

@@ -117,30 +117,43 @@ def timeuuid_ticks(column: str) -> str:
 
 STREAM_IDS_SQL = f"""
 with log_groups as (
-    select distinct `cdc$stream_id` as stream_id, `cdc$time` as cdc_time
+    select distinct keyspace_name, table_name, `cdc$stream_id` as stream_id, `cdc$time` as cdc_time
     from cdc_lake.cdc_log
 ),
 operating as (
-    -- the generation operating at the group's timestamp (docs/scylla/math.md §5, §6)
-    select log_groups.stream_id, log_groups.cdc_time, max(generations.generation_ts_ms) as generation_ts_ms
+    -- the generation operating at the group's timestamp (docs/scylla/math.md §5, §6), and for a
+    -- table of a tablets keyspace its own stream set operating then (docs/scylla/tablets.md §3)
+    select
+        log_groups.stream_id, log_groups.cdc_time,
+        max(generations.generation_ts_ms) as generation_ts_ms,
+        max(tablet_sets.set_ts_ms) as set_ts_ms
     from log_groups
     left join cdc_staging.stg_cdc_input__generations as generations
         on generations.generation_ts_us <= {timeuuid_ticks('log_groups.cdc_time')} div 10
+    left join cdc_staging.stg_cdc_input__tablet_streams as tablet_sets
+        on tablet_sets.keyspace_name = log_groups.keyspace_name and tablet_sets.table_name = log_groups.table_name
+        and tablet_sets.set_ts_us <= {timeuuid_ticks('log_groups.cdc_time')} div 10
     group by log_groups.stream_id, log_groups.cdc_time
 )
 select
     lower(hex(operating.stream_id)) as stream_id_hex,
     operating.cdc_time,
     length(operating.stream_id) as stream_id_bytes,
-    -- low word: bits 0-3 version, 4-25 vnode index (docs/scylla/math.md §3)
+    -- low word: bits 0-3 version, 4-25 vnode index (docs/scylla/math.md §3; 0 for a tablet's stream)
     cast(conv(substr(hex(operating.stream_id), 32, 1), 16, 10) as int) as stream_id_version,
     cast(shiftright(cast(conv(substr(hex(operating.stream_id), 25, 8), 16, 10) as bigint), 4) & 4194303 as int)
         as stream_id_vnode_index,
-    operating.generation_ts_ms,
-    streams.vnode_index as generation_vnode_index
+    coalesce(operating.set_ts_ms, operating.generation_ts_ms) as generation_ts_ms,
+    case
+        when operating.set_ts_ms is null then streams.vnode_index
+        when tablet_streams.stream_id is not null then 0
+    end as generation_vnode_index
 from operating
 left join cdc_staging.stg_cdc_input__generation_streams as streams
-    on operating.generation_ts_ms = streams.generation_ts_ms and operating.stream_id = streams.stream_id
+    on operating.set_ts_ms is null
+    and operating.generation_ts_ms = streams.generation_ts_ms and operating.stream_id = streams.stream_id
+left join cdc_staging.stg_cdc_input__tablet_streams as tablet_streams
+    on operating.set_ts_ms = tablet_streams.set_ts_ms and operating.stream_id = tablet_streams.stream_id
 """
 
 GROUP_TIMES_SQL = f"""
@@ -269,11 +282,12 @@ def datasets() -> list[Dataset]:
                     column="stream_id_version", value_set=[1], description="a stream ID's version nibble is 1"),
                 gxe.ExpectColumnValuesToNotBeNull(
                     column="generation_vnode_index",
-                    description="the stream is one of the streams of the generation operating at cdc$time"),
+                    description="the stream is one of the streams of the generation (a tablets table: its stream "
+                                "set) operating at cdc$time"),
                 gxe.ExpectColumnPairValuesToBeEqual(
                     column_A="stream_id_vnode_index", column_B="generation_vnode_index",
                     ignore_row_if="either_value_is_missing",
-                    description="the stream ID's index bits are its vnode's index in the generation"),
+                    description="the stream ID's index bits are its vnode's index in the generation (0: a tablet's)"),
             ]),
         Dataset(
             "group_times", "one row per log group, its cdc$time decoded", GROUP_TIMES_SQL, GROUP_ID, [

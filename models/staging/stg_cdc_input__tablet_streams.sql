@@ -1,4 +1,5 @@
 {#- The stream sets of tablets tables (see _staging__models.yml); none while the table is absent. -#}
+-- depends_on: {{ cdc_example_seed('tablet_streams') }}
 with
 
 source as (

@@ -15,7 +15,7 @@ def test_every_write_is_accepted_or_rejected(built):
     audit = built.table("cdc_lake.cdc_write_audit").collect()[0]
     assert audit.input_writes == audit.accepted_writes + audit.rejected_writes
     assert audit.accepted_writes == audit.logged_writes + audit.unlogged_writes
-    assert audit.rejected_writes == 4
+    assert audit.rejected_writes == 5
     assert audit.unlogged_writes == 1          # the write to shop.audit, a table without CDC
     assert audit.log_rows > 0
 
@@ -43,6 +43,11 @@ def test_writes_scylla_refuses_carry_its_exact_error(built):
         'cdc: attempted to get a stream "from the past" (2023/11/14 19:26:40; '
         "current server time: 2023/11/14 22:13:49)."
     )
+    # the tablets table's write stamped before its first stream set: no rule for the past, no stream
+    no_streams = refused["no_streams"]
+    assert no_streams.error_class == "ServerError"
+    assert no_streams.error_text.startswith("cdc::metadata::get_stream: could not find any CDC streams for table ")
+    assert no_streams.error_text.endswith(" for timestamp 1700000020000000.")
 
 
 def test_log_tables_have_scylla_names_and_types(built):
@@ -101,9 +106,12 @@ def test_user_type_fields_are_logged_as_structs(built):
 
 def test_writes_after_the_bootstrap_use_the_new_generation(built):
     generations = built.sql(
-        "select generation_ts_ms, count(*) as n from cdc_intermediate.int_batch_atoms where stream_id is not null group by 1"
+        "select generation_ts_ms, uses_tablets, count(*) as n from cdc_intermediate.int_batch_atoms "
+        "where stream_id is not null group by 1, 2"
     ).collect()
-    assert {r.generation_ts_ms for r in generations} == {1699996400000, 1700000015000}
+    assert {r.generation_ts_ms for r in generations if not r.uses_tablets} == {1699996400000, 1700000015000}
+    # metrics.readings: the writes before and after its split, in its two stream sets
+    assert {r.generation_ts_ms for r in generations if r.uses_tablets} == {1700000026000, 1700000034000}
 
 
 def test_the_table_without_cdc_has_no_log(built):

@@ -130,7 +130,7 @@ def test_each_table_shows_its_rows_and_versions_over_time(report, example_build)
     by_table: dict = {}
     for table, live, versions in shown["table_bins"]:
         by_table.setdefault(table, []).append((live, versions))
-    tables = ["shop.inventory", "shop.orders", "shop.sessions"]
+    tables = ["metrics.readings", "shop.inventory", "shop.orders", "shop.sessions"]
     assert sorted(by_table) == tables
     for table in tables:
         bins = by_table[table]

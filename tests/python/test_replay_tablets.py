@@ -230,3 +230,29 @@ def test_the_states_check_catches_a_closed_stream_left_out(spark, replays, test_
     with changed_table(spark, "cdc_lake.cdc_streams",
                        lambda rows: rows.where(~((rows.stream_state == 1) & (rows.stream_id == dropped)))):
         assert not dbt_test_passes(test_workspace, selector), "a closed stream left out went unnoticed"
+
+
+def test_an_export_of_the_streams_table_imports_as_the_sets_it_lists(spark, replays, test_workspace, capsys):
+    """`cdclake generations import --cdc-streams` of cdc_streams exported as cqlsh's COPY TO
+    writes it (a header, timestamps and blobs as cqlsh prints them): cdc_input.tablet_streams
+    then holds the kept sets, as the replay's input had them."""
+    from datetime import datetime, timezone
+
+    from cdclake.cli import main
+
+    rows = spark.sql("select keyspace_name, table_name, unix_millis(`timestamp`) as ts_ms, stream_state, stream_id "
+                     "from cdc_lake.cdc_streams").collect()
+    kept = {(r.keyspace_name, r.table_name, r.ts_ms) for r in rows}
+    export = test_workspace / "cdc_streams.csv"
+    export.write_text("keyspace_name,table_name,timestamp,stream_state,stream_id\n" + "".join(
+        f"{r.keyspace_name},{r.table_name},"
+        f"{datetime.fromtimestamp(r.ts_ms / 1000, timezone.utc):%Y-%m-%d %H:%M:%S.%f}"[:-3] + "+0000,"
+        f"{r.stream_state},0x{bytes(r.stream_id).hex()}\n" for r in rows))
+    original = spark.table("cdc_input.tablet_streams").localCheckpoint()
+    expected = sorted(tuple(r) for r in original.collect() if (r.keyspace_name, r.table_name, r.set_ts_ms) in kept)
+    try:
+        assert main(["generations", "import", "--cdc-streams", str(export)]) == 0
+        assert "3 stream sets of 2 tablets tables (14 streams): " in capsys.readouterr().out
+        assert sorted(tuple(r) for r in spark.table("cdc_input.tablet_streams").collect()) == expected
+    finally:
+        original.write.insertInto("cdc_input.tablet_streams", overwrite=True)

@@ -137,7 +137,7 @@ def test_the_rerun_removed_what_the_killed_run_left(rebuilt_after_kill):
 
 def test_the_cluster_builds_delta_and_plans_for_small_data(rebuilt_after_kill, example_outputs):
     """The default set-up builds Delta tables; the session here builds Parquet (conftest), so the
-    comparison above is also Delta against Parquet, row for row. The example's 55 atoms are below
+    comparison above is also Delta against Parquet, row for row. The example's 68 atoms are below
     SMALL_INPUT_ATOMS: the build plans as a replay does (cdclake.session.spark.plan_for_input_size)."""
     target, log = rebuilt_after_kill
     assert delta_jar() is not None, "no Delta Lake jar in jars/: run make jars"
@@ -152,7 +152,7 @@ def test_the_cluster_builds_delta_and_plans_for_small_data(rebuilt_after_kill, e
     formats = {table: table_format(target, table) for table in stored}
     assert set(formats.values()) == {"delta"}, formats
     assert os.environ["CDCLAKE_TABLE_FORMAT"] == os.environ.get("CDCLAKE_TEST_TABLE_FORMAT", "parquet")
-    assert f"planning: small data (55 input atoms, below {SMALL_INPUT_ATOMS})" in log
+    assert f"planning: small data (68 input atoms, below {SMALL_INPUT_ATOMS})" in log
 
 
 PROBE = """

@@ -9,8 +9,9 @@ streams as (
 
 base_tables as (
 
+    -- the tables of tablets keyspaces the schemas hold (an imported export may list others)
     select * from {{ ref('int_base_tables_described') }}
-    where is_latest_version
+    where is_latest_version and uses_tablets
 
 ),
 
@@ -39,11 +40,11 @@ kept as (
     -- (cdc = {'ttl': N}; 0: never); the newest set always stays
     select sets.*
     from sets
-    left join base_tables
+    inner join base_tables
         on sets.keyspace_name = base_tables.keyspace_name and sets.table_name = base_tables.table_name
     cross join clock
     where
-        coalesce(base_tables.cdc_ttl_seconds, 0) = 0
+        base_tables.cdc_ttl_seconds = 0
         or sets.next_set_ts_us is null
         or clock.now_us is null
         or sets.next_set_ts_us > clock.now_us - base_tables.cdc_ttl_seconds * 1000000
