@@ -66,10 +66,23 @@ def print_build_summary(spark, result=None, args: list[str] = ()) -> None:
         "from cdc_intermediate.int_batch_atoms as groups "
         "inner join (select generation_ts_ms, count(*) as streams from cdc_staging.stg_cdc_input__generation_streams "
         "group by 1) as generation on groups.generation_ts_ms = generation.generation_ts_ms "
-        "group by 1 order by 1"
+        "where not groups.uses_tablets group by 1 order by 1"
     ).collect()
     for r in used:
         print(f"  generation {r.generation_ts_ms} ms: {r.streams_used} of its {r.streams} streams used")
+    used = spark.sql(
+        "select groups.keyspace_name, groups.table_name, groups.generation_ts_ms, "
+        "count(distinct groups.stream_id) as streams_used, max(sets.streams) as streams "
+        "from cdc_intermediate.int_batch_atoms as groups "
+        "inner join (select keyspace_name, table_name, set_ts_ms, count(*) as streams "
+        "from cdc_staging.stg_cdc_input__tablet_streams group by 1, 2, 3) as sets "
+        "on groups.keyspace_name = sets.keyspace_name and groups.table_name = sets.table_name "
+        "and groups.generation_ts_ms = sets.set_ts_ms "
+        "where groups.uses_tablets group by 1, 2, 3 order by 1, 2, 3"
+    ).collect()
+    for r in used:
+        print(f"  {r.keyspace_name}.{r.table_name} stream set {r.generation_ts_ms} ms: "
+              f"{r.streams_used} of its {r.streams} streams used")
 
 
 def dbt_command(args: list[str]) -> str:

@@ -89,6 +89,8 @@ def test_the_build_summary_accounts_for_writes_rows_rejections_and_streams(built
     assert "  rejected (invalid_input): 2" in lines
     used = [line for line in lines if line.startswith("  generation ")]
     assert len(used) == 2 and all(" streams used" in line for line in used)
+    sets = [line for line in lines if line.startswith("  metrics.readings stream set ")]
+    assert [line.split(": ")[1].split(" of ")[1] for line in sets] == ["its 4 streams used", "its 8 streams used"]
 
 
 def test_user_type_fields_are_logged_as_structs(built):
