@@ -1,8 +1,8 @@
 """``cdclake status``: what the warehouse holds, from its tables and the last dbt command's results.
 
-    the tables (CDC or not, schema versions, log rows produced and imported), the writes loaded
-    and processed (by batch), what the loads refused, the generations and streams, and the last dbt command (when, what,
-    how it ended).
+    the tables (CDC or not, schema versions, log rows produced and imported, a tablets table's
+    stream sets), the writes loaded and processed (by batch), what the loads refused, the
+    generations and streams, and the last dbt command (when, what, how it ended).
 """
 from __future__ import annotations
 
@@ -28,9 +28,17 @@ def status_lines(spark, run_results: dict | None) -> list[str]:
     built = not missing_tables(spark, ["cdc_lake.cdc_log", "cdc_lake.cdc_write_audit"])
     if f"{INPUT_SCHEMA}.base_tables" not in missing:
         log_rows = {table: sum(ops.values()) for table, ops in log_row_counts(spark).items()} if built else {}
+        # a warehouse loaded before tablets has no uses_tablets column
+        tablets = ("max_by(uses_tablets, schema_version)"
+                   if "uses_tablets" in spark.table(f"{INPUT_SCHEMA}.base_tables").columns else "false")
         tables = spark.sql(
             f"select keyspace_name, table_name, max_by(cdc_enabled, schema_version) as cdc_enabled, "
-            f"count(*) as versions from {INPUT_SCHEMA}.base_tables group by 1, 2 order by 1, 2").collect()
+            f"{tablets} as uses_tablets, count(*) as versions from {INPUT_SCHEMA}.base_tables "
+            "group by 1, 2 order by 1, 2").collect()
+        stream_sets = {} if missing_tables(spark, [f"{INPUT_SCHEMA}.tablet_streams"]) else {
+            (r.keyspace_name, r.table_name): r.sets for r in spark.sql(
+                f"select keyspace_name, table_name, count(distinct set_ts_ms) as sets "
+                f"from {INPUT_SCHEMA}.tablet_streams group by 1, 2").collect()}
         imported = {} if missing_tables(spark, [f"{INPUT_SCHEMA}.imported_log"]) else {
             (r.keyspace_name, r.table_name): r.log_rows for r in spark.sql(
                 "select keyspace_name, table_name, count(distinct `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`) "
@@ -40,6 +48,10 @@ def status_lines(spark, run_results: dict | None) -> list[str]:
             cdc = f"CDC on, {log_rows.get((t.keyspace_name, t.table_name), 0):,} log rows" if t.cdc_enabled else "CDC off"
             key = (t.keyspace_name, t.table_name)
             cdc += f" (+ {imported[key]:,} imported, replayed by its consumer tables)" if key in imported else ""
+            if t.uses_tablets:
+                cdc += f", tablets: {stream_sets.get(key, 0)} stream set(s)"
+                if t.cdc_enabled and key not in stream_sets:
+                    cdc += " (its writes are rejected until cdclake generations build or import --cdc-streams loads them)"
             lines.append(f"  {t.keyspace_name}.{t.table_name}: {cdc}, {t.versions} schema version(s)")
     if f"{INPUT_SCHEMA}.base_mutations" not in missing:
         loaded = spark.sql(f"select count(distinct write_id) as writes, max(write_id) as last "

@@ -1,6 +1,6 @@
 """``cdclake report``: one static HTML page (inline SVG and CSS, nothing fetched) about a build:
-its generations on a time line, the latest generation's token ring, the hot streams and the
-rejected writes over time."""
+its generations on a time line, the latest generation's token ring, the hot streams, the
+rejected writes over time, each table's rows and the stream sets of tablets tables."""
 from __future__ import annotations
 
 from html import escape
@@ -37,7 +37,8 @@ def render_page(data) -> str:
     from cdclake.report import figures
 
     parts = [figures.summary_table(data), figures.timeline_figure(data), figures.ring_figure(data),
-             figures.hot_streams_figure(data), figures.rejected_figure(data), figures.table_rows_figure(data)]
+             figures.hot_streams_figure(data), figures.rejected_figure(data), figures.table_rows_figure(data),
+             figures.tablet_sets_figure(data)]
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"

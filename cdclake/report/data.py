@@ -69,6 +69,15 @@ class TableRows:
 
 
 @dataclass(frozen=True)
+class TabletSet:
+    """One kept stream set of a table of a tablets keyspace (`cdc_lake.cdc_streams`' state 0)."""
+
+    table: str
+    ts_ms: int
+    streams: int
+
+
+@dataclass(frozen=True)
 class ReportData:
     summary: dict[str, int]
     generations: list[Generation]
@@ -77,6 +86,7 @@ class ReportData:
     write_bins: list[TimeBin]
     reasons: list[str]
     table_rows: list[TableRows] = field(default_factory=list)
+    tablet_sets: list[TabletSet] = field(default_factory=list)   # by table and time
 
 
 def require_tables(spark) -> None:
@@ -109,7 +119,18 @@ def read_report_data(spark, time_bins: int = TIME_BINS) -> ReportData:
         reasons=[r.reason for r in spark.sql(
             "select distinct reason from cdc_lake.cdc_rejected_writes order by reason").collect()],
         table_rows=_table_rows(spark, write_bins),
+        tablet_sets=_tablet_sets(spark),
     )
+
+
+def _tablet_sets(spark) -> list[TabletSet]:
+    """The stream sets `cdc_lake.cdc_streams` lists (none in a build before tablets)."""
+    if missing_tables(spark, ["cdc_lake.cdc_streams"]):
+        return []
+    return [TabletSet(r.table, r.ts_ms, r.streams) for r in spark.sql(
+        "select concat(keyspace_name, '.', table_name) as table, unix_millis(`timestamp`) as ts_ms, "
+        "count(*) as streams from cdc_lake.cdc_streams where stream_state = 0 group by 1, 2 order by 1, 2"
+    ).collect()]
 
 
 def _latest_ring(spark) -> list[Vnode]:

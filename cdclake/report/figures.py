@@ -1,11 +1,11 @@
-"""The report's five pictures and its summary table, as HTML fragments (inline SVG)."""
+"""The report's six pictures and its summary table, as HTML fragments (inline SVG)."""
 from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
 from html import escape
 
-from cdclake.report.data import Generation, ReportData, StreamRows, TableRows, TimeBin, Vnode
+from cdclake.report.data import Generation, ReportData, StreamRows, TableRows, TabletSet, TimeBin, Vnode
 from cdclake.report.svg import annular_sector, attrs, line, rect, svg, text
 
 TOKEN_SPAN = 2**64
@@ -294,3 +294,47 @@ def table_rows_figure(data: ReportData) -> str:
                "(<code>&lt;table&gt;_history</code>); static rows and versions outside the writes' time span "
                "(TTL expiries still ahead) are not counted.")
     return figure("table-rows", "Rows and versions per table", caption, picture)
+
+
+# --- 6. the stream sets of tablets tables ------------------------------------------------------
+
+def tablet_sets_figure(data: ReportData) -> str:
+    sets: list[TabletSet] = data.tablet_sets
+    tables = sorted({s.table for s in sets})
+    width, x0, x1, strip_h, gap = 1000, 20, 980, 34, 44
+    bins = data.write_bins
+    times = [s.ts_ms for s in sets] + ([bins[0].start_ms, bins[-1].end_ms] if bins else [])
+    body = []
+    if sets:
+        t0, t1 = min(times), max(times)
+        t1 += max(t1 - t0, 60_000) * 0.08
+
+        def x(t: float) -> float:
+            return x0 + (x1 - x0) * (t - t0) / (t1 - t0)
+
+        for number, table in enumerate(tables):
+            top = 10 + number * (strip_h + gap)
+            own = [s for s in sets if s.table == table]
+            body.append(text(x0, top + 2, f"{table}: {len(own)} stream sets kept", cls="strip-title"))
+            for k, stream_set in enumerate(own):
+                end = own[k + 1].ts_ms if k + 1 < len(own) else t1
+                tooltip = (f"{table}: stream set from {utc(stream_set.ts_ms)}, {stream_set.streams} streams "
+                           "(one per tablet)")
+                body += [rect(x(stream_set.ts_ms), top + 10, x(end) - x(stream_set.ts_ms), strip_h, tooltip,
+                              fill=GENERATION_BANDS[k % 2], cls="tablet-set", data_table=table,
+                              data_ts_ms=stream_set.ts_ms, data_streams=stream_set.streams),
+                         line(x(stream_set.ts_ms), top + 4, x(stream_set.ts_ms), top + 10 + strip_h,
+                              cls="generation-start"),
+                         text(x(stream_set.ts_ms) + 6, top + 10 + strip_h / 2 + 4, f"{stream_set.streams} streams",
+                              cls="label")]
+            body += _time_axis(x0, x1, top + 12 + strip_h, t0, t1)
+    else:
+        body.append(text(x0, 20, "no table of a tablets keyspace", cls="label"))
+    height = 20 + max(len(tables), 1) * (strip_h + gap)
+    desc = "; ".join(f"{table}: {', '.join(str(s.streams) for s in sets if s.table == table)} streams"
+                     for table in tables) or "no table of a tablets keyspace"
+    picture = svg("tablet-sets", width, height, "Stream sets of the tables of tablets keyspaces", desc, body)
+    caption = ("A table of a tablets keyspace has CDC streams of its own: one per tablet, all replaced when its "
+               "tablets split or merge. Each band is a stream set still kept (<code>cdc_lake.cdc_streams</code>), "
+               "in force from its timestamp until the next one.")
+    return figure("tablet-sets", "Stream sets of tablets tables", caption, picture)

@@ -1,4 +1,4 @@
-"""`cdclake report` on the example build, opened in headless Chromium: the five pictures show
+"""`cdclake report` on the example build, opened in headless Chromium: the six pictures show
 the build's own numbers, and the page loads nothing but itself.
 
 Artifact: target/test-artifacts/report.png (the whole page).
@@ -21,6 +21,7 @@ READ_PAGE_JS = """() => {
     stream_bars: all('#hot-streams rect.stream-bar').map(e => [e.dataset.streamId, Number(e.dataset.rows)]),
     rejected_bins: all('#rejected rect.rejected-bin').map(e => [e.dataset.reason, Number(e.dataset.count)]),
     table_bins: all('#table-rows rect.table-bin').map(e => [e.dataset.table, Number(e.dataset.live), Number(e.dataset.versions)]),
+    tablet_sets: all('#tablet-sets rect.tablet-set').map(e => [e.dataset.table, Number(e.dataset.tsMs), Number(e.dataset.streams)]),
     summary: Object.fromEntries(all('#summary td').map(e => [e.dataset.key, Number(e.textContent.replace(/,/g, ''))])),
     figures: all('figure svg').map(svg => {
       const box = svg.getBoundingClientRect();
@@ -56,7 +57,8 @@ def test_the_page_is_self_contained_and_error_free(report):
     shown, log = report
     assert log.page_errors == [] and log.console_errors == []
     assert log.requests_outside("file") == []  # no script, style sheet or font from anywhere
-    assert [f["id"] for f in shown["figures"]] == ["timeline", "ring", "hot-streams", "rejected", "table-rows"]
+    assert [f["id"] for f in shown["figures"]] == ["timeline", "ring", "hot-streams", "rejected", "table-rows",
+                                                   "tablet-sets"]
     for fig in shown["figures"]:
         assert fig["role"] == "img" and fig["title"] and fig["desc"], fig
         assert fig["width"] > 100 and fig["height"] > 100, fig
@@ -142,3 +144,14 @@ def test_each_table_shows_its_rows_and_versions_over_time(report, example_build)
 def max_written_us(spark) -> int:
     """The end of the report's time span: the last write by the coordinator's clock."""
     return spark.sql("select max(coordinator_now_us) as t from cdc_input.base_mutations").collect()[0].t
+
+
+def test_each_tablets_table_shows_its_stream_sets(report, example_build):
+    """metrics.readings: its two stream sets (4 tablets, then 8 after the split), as
+    cdc_lake.cdc_streams lists their current streams."""
+    shown, _ = report
+    expected = [("metrics.readings", r.ts_ms, r.n) for r in example_build.sql(
+        "select unix_millis(`timestamp`) as ts_ms, count(*) as n from cdc_lake.cdc_streams "
+        "where stream_state = 0 group by 1 order by 1").collect()]
+    assert [tuple(s) for s in shown["tablet_sets"]] == expected
+    assert [n for _, _, n in expected] == [4, 8]

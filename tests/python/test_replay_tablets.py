@@ -39,7 +39,8 @@ LATE_KEY, OLD_KEY = 7, 8
 def script(tablets: bool) -> str:
     """The keyspace (tablets or vnodes), ks.t and ks.g with 4 tablets (ks.g with a 60 s CDC TTL),
     a write per key to ks.t at 10 s steps (the split's set starts after the 19th), a late write
-    stamped before the split, one stamped before the log table, and writes to ks.g."""
+    stamped before the split, one stamped before the log table, one an hour ahead, and writes to
+    ks.g."""
     option = "{'enabled': true, 'initial': 4}" if tablets else "{'enabled': false}"
     lines = [
         "CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1}"
@@ -49,7 +50,8 @@ def script(tablets: bool) -> str:
     ]
     lines += [f"INSERT INTO ks.t (pk, ck, v) VALUES ({key}, 0, {n});" for n, key in enumerate(KEYS)]
     lines += [f"INSERT INTO ks.t (pk, ck, v) VALUES ({LATE_KEY}, 0, -1) USING TIMESTAMP {SPLIT_AT_US};",
-              f"INSERT INTO ks.t (pk, ck, v) VALUES ({OLD_KEY}, 0, -2) USING TIMESTAMP {NOW_US - 60_000_000};"]
+              f"INSERT INTO ks.t (pk, ck, v) VALUES ({OLD_KEY}, 0, -2) USING TIMESTAMP {NOW_US - 60_000_000};",
+              f"INSERT INTO ks.t (pk, ck, v) VALUES ({OLD_KEY}, 1, -3) USING TIMESTAMP {NOW_US + 3600_000_000};"]
     lines += [f"INSERT INTO ks.g (pk, v) VALUES ({key}, 1);" for key in KEYS[:4]]
     return "\n".join(lines) + "\n"
 
@@ -111,9 +113,11 @@ def test_each_write_goes_to_its_tablets_stream_in_the_set_at_its_time(replays):
     assert rows[-1]["cdc$stream_id"] == expected_stream(sets[:1], driver_token(LATE_KEY), SPLIT_AT_US)
 
 
-def test_a_write_older_than_the_first_set_is_rejected_with_scylladbs_text(replays):
+def test_writes_older_than_the_first_set_or_from_the_future_are_rejected_with_scylladbs_texts(replays):
     result, _, _, _ = replays
-    [rejected] = result.rejected_writes
+    rejected, future = sorted(result.rejected_writes, key=lambda r: r["reason"])
+    assert (future["reason"], future["error_class"]) == ("future", "InvalidRequest")
+    assert future["error_text"].startswith('cdc: attempted to get a stream "from the future" (2023/11/14 23:13:20; ')
     assert (rejected["reason"], rejected["error_class"]) == ("no_streams", "ServerError")
     assert rejected["error_text"].startswith("cdc::metadata::get_stream: could not find any CDC streams for table ")
     assert rejected["error_text"].endswith(f" for timestamp {NOW_US - 60_000_000}.")
@@ -156,11 +160,11 @@ def test_the_streams_table_lists_current_closed_and_opened_streams(replays):
 def test_the_same_script_on_a_vnodes_keyspace_logs_the_same_rows_in_the_generations_streams(replays):
     tablets, vnodes, _, _ = replays
     assert vnodes.dbt_succeeded and not vnodes.statement_errors
-    assert vnodes.rejected_writes == [], "no stream set to predate: the generation is older"
+    assert [r["reason"] for r in vnodes.rejected_writes] == ["future"], "no stream set to predate: the generation is older"
 
     def without_streams(rows):
         return sorted(repr({k: v for k, v in row.items() if k not in ("cdc$stream_id", "cdc$time")}) for row in rows
-                      if row.get("v") != -2)
+                      if row.get("v") not in (-2, -3))
 
     assert without_streams(vnodes.log_rows) == without_streams(tablets.log_rows)
     assert not {row["cdc$stream_id"] for row in vnodes.log_rows} & {row["cdc$stream_id"] for row in tablets.log_rows}
@@ -256,3 +260,14 @@ def test_an_export_of_the_streams_table_imports_as_the_sets_it_lists(spark, repl
         assert sorted(tuple(r) for r in spark.table("cdc_input.tablet_streams").collect()) == expected
     finally:
         original.write.insertInto("cdc_input.tablet_streams", overwrite=True)
+
+
+def test_status_shows_each_tablets_tables_stream_sets_and_says_when_it_has_none(spark, replays):
+    from cdclake.commands.status import status_lines
+
+    lines = status_lines(spark, None)
+    assert any(line.startswith("  ks.t: CDC on, ") and line.endswith(", tablets: 2 stream set(s)") for line in lines)
+    with changed_table(spark, "cdc_input.tablet_streams", lambda rows: rows.where("table_name != 'g'")):
+        [g] = [line for line in status_lines(spark, None) if line.startswith("  ks.g: ")]
+    assert g.endswith("tablets: 0 stream set(s) (its writes are rejected until cdclake generations build or "
+                      "import --cdc-streams loads them)"), g
