@@ -301,7 +301,7 @@ def table_rows_figure(data: ReportData) -> str:
 def tablet_sets_figure(data: ReportData) -> str:
     sets: list[TabletSet] = data.tablet_sets
     tables = sorted({s.table for s in sets})
-    width, x0, x1, strip_h, gap = 1000, 20, 980, 34, 44
+    width, x0, x1, strip_h, gap = 1000, 20, 980, 40, 48
     bins = data.write_bins
     times = [s.ts_ms for s in sets] + ([bins[0].start_ms, bins[-1].end_ms] if bins else [])
     body = []

@@ -282,8 +282,10 @@ def workload_batch_builder(spark, script_result, workspace: Path):
     project = prepare_scratch_project(workspace)
     log_models.write_log_models(project, script_result.tables, columns=script_result.columns,
                                 types=script_result.types)
-    # no log imported (test_imported_log's stays in the session's catalog, in its format)
+    # no log imported, no tablets tables (test_imported_log's log and the example's stream sets stay in
+    # the session's catalog, in its format: a Parquet input leaves no node out)
     spark.sql("drop table if exists cdc_input.imported_log")
+    spark.sql("drop table if exists cdc_input.tablet_streams")
     table_format = os.environ["CDCLAKE_TABLE_FORMAT"]
     generation_tables.load(spark, default_generations(NOW_US), table_format)
 

@@ -115,7 +115,7 @@ def test_each_write_goes_to_its_tablets_stream_in_the_set_at_its_time(replays):
 
 def test_writes_older_than_the_first_set_or_from_the_future_are_rejected_with_scylladbs_texts(replays):
     result, _, _, _ = replays
-    rejected, future = sorted(result.rejected_writes, key=lambda r: r["reason"])
+    future, rejected = sorted(result.rejected_writes, key=lambda r: r["reason"])
     assert (future["reason"], future["error_class"]) == ("future", "InvalidRequest")
     assert future["error_text"].startswith('cdc: attempted to get a stream "from the future" (2023/11/14 23:13:20; ')
     assert (rejected["reason"], rejected["error_class"]) == ("no_streams", "ServerError")
@@ -266,8 +266,8 @@ def test_status_shows_each_tablets_tables_stream_sets_and_says_when_it_has_none(
     from cdclake.commands.status import status_lines
 
     lines = status_lines(spark, None)
-    assert any(line.startswith("  ks.t: CDC on, ") and line.endswith(", tablets: 2 stream set(s)") for line in lines)
+    assert any(line.startswith("  ks.t: CDC on, ") and ", tablets: 2 stream set(s), " in line for line in lines)
     with changed_table(spark, "cdc_input.tablet_streams", lambda rows: rows.where("table_name != 'g'")):
         [g] = [line for line in status_lines(spark, None) if line.startswith("  ks.g: ")]
-    assert g.endswith("tablets: 0 stream set(s) (its writes are rejected until cdclake generations build or "
-                      "import --cdc-streams loads them)"), g
+    assert "tablets: 0 stream set(s) (its writes are rejected until cdclake generations build or " \
+           "import --cdc-streams loads them)" in g, g
