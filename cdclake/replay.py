@@ -99,10 +99,13 @@ def default_generations(now_us: int) -> GenerationTables:
 
 
 def replay_tablet_streams(tables, generations: Path | GenerationTables | None, now_us: int) -> list[tuple]:
-    """The stream sets of the script's tablets tables: from the cluster history given as
-    ``generations`` (its nodes and its tablets section), else from the default cluster's one node."""
+    """The stream sets of the script's tablets tables: a seed-layout folder's ``tablet_streams.csv``,
+    or from the cluster history given as ``generations`` (its nodes and its tablets section), else
+    from the default cluster's one node."""
     if not any(table.uses_tablets for table in tables):
         return []
+    if isinstance(generations, Path) and (Path(generations) / "tablet_streams.csv").is_file():
+        return tablet_streams.read_csv(Path(generations) / "tablet_streams.csv")     # a seed-layout folder
     if isinstance(generations, Path) and generations.suffix.lower() in (".yml", ".yaml"):
         from cdclake.generations.cluster_history import load_cluster_history
 

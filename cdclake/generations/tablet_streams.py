@@ -57,6 +57,15 @@ def tablet_stream_rows(history: ClusterHistory, tables: Iterable[BaseTable]) -> 
     return rows
 
 
+def read_csv(path) -> list[tuple]:
+    """The rows of a ``tablet_streams.csv`` in the seed layout (TABLET_STREAMS_COLUMNS, a header)."""
+    import csv
+
+    with open(path, newline="") as f:
+        return [(r["keyspace_name"], r["table_name"], int(r["set_ts_ms"]), int(r["last_token"]), r["stream_id"].lower())
+                for r in csv.DictReader(f)]
+
+
 def load(spark, rows: list[tuple], table_format: str) -> None:
     """Overwrite ``cdc_input.tablet_streams`` with ``rows``; without rows, drop it (the pipeline
     reads an absent table as no stream sets)."""
