@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: java browser jars setup demo test test-unit replay-example seeds lint check docs docs-serve report bench bench-pipeline bench-replay clean
+.PHONY: java browser jars cassandra-jars cassandra setup demo test test-unit replay-example seeds lint check docs docs-serve report bench bench-pipeline bench-replay clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,18 @@ browser:
 	@scripts/system_packages.sh chromium
 
 ## Delta Lake's jars from Maven Central (jars/, the version of the delta-spark package); without them: Parquet.
+## Also the Spark Cassandra Connector's (jars/cassandra-connector/), for the sessions that read Cassandra.
 jars: $(STAMP)
 	@scripts/fetch_jars.sh $(BIN)/python
+
+## Apache Cassandra's server from Maven Central (jars/cassandra-server/): the real CQL server of the tests.
+cassandra-jars:
+	@scripts/fetch_cassandra.sh
+
+## A Cassandra server in target/cassandra (CQL on port 9042, or CASSANDRA_PORT=N) until Ctrl-C.
+CASSANDRA_PORT ?= 9042
+cassandra: java $(STAMP) cassandra-jars
+	$(BIN)/python tests/python/cassandra_server.py --port $(CASSANDRA_PORT)
 
 setup: java $(STAMP) jars
 
@@ -39,7 +49,7 @@ check: java $(STAMP) jars
 	$(BIN)/cdclake check
 
 ## Run the whole test suite (math vectors, driver property tests, CQL front door, dbt pipeline, acceptance corpus).
-test: java browser $(STAMP) jars lint
+test: java browser $(STAMP) jars cassandra-jars lint
 	$(BIN)/python -m pytest
 
 ## The tests that need no Spark (the loop of editing): under a minute.

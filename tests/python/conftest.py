@@ -50,6 +50,20 @@ def test_workspace() -> Path:
 
 
 @pytest.fixture(scope="session")
+def cassandra_server(test_workspace):
+    """ONE Apache Cassandra 5.0 node per test run (tests/python/cassandra_server.py) in
+    target/pytest/cassandra: CQL on ``cassandra_server.native_port``, superuser cassandra/cassandra."""
+    from cassandra_server import CassandraServer
+
+    try:
+        server = CassandraServer(test_workspace / "cassandra", free_port(), free_port()).start()
+    except FileNotFoundError as missing_jars:    # "... run make cassandra-jars"
+        pytest.fail(str(missing_jars))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def spark(test_workspace):
     """The embedded session (cdclake.session.spark.create_session, UDFs registered) with its catalog in
     memory, as a replay's, on Parquet unless ``CDCLAKE_TEST_TABLE_FORMAT=delta``:
