@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: java browser jars cassandra-jars cassandra setup demo test test-unit replay-example seeds lint check docs docs-serve report bench bench-pipeline bench-replay clean
+.PHONY: java browser jars cassandra-jars cassandra setup demo test test-unit replay-example seeds lint check docs docs-serve report bench bench-pipeline bench-replay bench-cluster clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,8 @@ browser:
 	@scripts/system_packages.sh chromium
 
 ## Delta Lake's jars from Maven Central (jars/, the version of the delta-spark package); without them: Parquet.
-## Also the Spark Cassandra Connector's (jars/cassandra-connector/), for the sessions that read Cassandra.
+## Also the Spark Cassandra Connector's (jars/cassandra-connector/) and cdclake's data source for CDC log
+## tables built on it (java/log-source, needs javac), for `cdclake load cluster`.
 jars: $(STAMP)
 	@scripts/fetch_jars.sh $(BIN)/python
 
@@ -78,6 +79,11 @@ bench-pipeline: java $(STAMP) jars
 ## A three-statement `cdclake replay`, new process each run, against a bare Spark session's start.
 bench-replay: java $(STAMP) jars
 	cd bench && ../$(BIN)/python bench_replay.py 2>/dev/null
+
+## A CDC log pull from a Cassandra node (ROWS log rows, default 200000) against a plain connector read of it.
+ROWS ?= 200000
+bench-cluster: java $(STAMP) jars cassandra-jars
+	cd bench && ../$(BIN)/python bench_cluster_pull.py $(ROWS) 2>/dev/null
 
 ## The lineage site: generate it from the last build, then serve it on http://127.0.0.1:8080.
 docs: java $(STAMP) jars

@@ -18,6 +18,8 @@ The environment is the settings' store because dbt reads some of them too (``dbt
     CDCLAKE_DELTA_SNAPSHOT_PARTITIONS   Delta's snapshot partitions (default 2)
     CDCLAKE_JVM_ARCHIVE_DIR      where the JVM's class archive is kept (default ~/.cache)
     CDCLAKE_THRIFT_HOST, CDCLAKE_THRIFT_PORT   the Thrift server of the ``thrift`` target
+    CDCLAKE_CLUSTER_USERNAME, CDCLAKE_CLUSTER_PASSWORD   a cluster's credentials (cdclake load cluster)
+    CDCLAKE_CLUSTER_TRUSTSTORE_PASSWORD, CDCLAKE_CLUSTER_KEYSTORE_PASSWORD   its SSL stores' passwords
 """
 from __future__ import annotations
 
@@ -90,6 +92,15 @@ def set_table_format(name: str, overwrite: bool = True) -> str:
     if overwrite or current().table_format is None:
         os.environ["CDCLAKE_TABLE_FORMAT"] = name
     return table_format()
+
+
+def cluster_secrets() -> dict[str, str]:
+    """A cluster's credentials and SSL store passwords from the environment (never the command
+    line): ``username``, ``password``, ``truststore_password``, ``keystore_password``, those set."""
+    names = {"username": "CDCLAKE_CLUSTER_USERNAME", "password": "CDCLAKE_CLUSTER_PASSWORD",
+             "truststore_password": "CDCLAKE_CLUSTER_TRUSTSTORE_PASSWORD",
+             "keystore_password": "CDCLAKE_CLUSTER_KEYSTORE_PASSWORD"}
+    return {key: os.environ[name] for key, name in names.items() if os.environ.get(name)}
 
 
 def set_command_line_options(master: str | None = None, verbose: bool = False) -> None:

@@ -22,3 +22,4 @@ if ! ls jars/delta-spark_2.12-"$version".jar jars/delta-storage-"$version".jar >
     echo "fetched Delta Lake $version jars into jars/" >&2
 fi
 scripts/maven/copy_dependencies.sh scripts/maven/spark-cassandra-connector/pom.xml jars/cassandra-connector
+scripts/build_log_source.sh "$python"

@@ -7,6 +7,9 @@
     cdclake load log KS.TABLE FILE.csv [KS.TABLE FILE.csv ...]
                                                    a real cluster's CDC logs (cqlsh COPY ks.t_scylla_cdc_log TO)
                                                    for the tables' consumer tables (<t>_state, _history, _changes)
+    cdclake load cluster HOST[:PORT] KEYSPACE[.TABLE] ... [--what schema,generations,log]
+                                                   a live cluster's schemas, generations and CDC logs
+                                                   (since the last pull), read with the Spark Cassandra Connector
     cdclake load example                           the example keyspace (seeds/), replacing every input table
 
 Each command checks its file first, before Spark starts when it can (a CQL file parses, an
@@ -24,9 +27,8 @@ import sys
 from pathlib import Path
 
 from cdclake import settings
+from cdclake.commands.load_store import DEFAULT_STEP_US, load_clock, store_loads
 from cdclake.cql.errors import CqlError, CqlSyntaxError
-
-DEFAULT_STEP_US = 1000    # the client clock's step between statements (cdclake load cql --step)
 
 
 def configure(parser) -> None:
@@ -37,6 +39,10 @@ def configure(parser) -> None:
     snapshot = commands.add_parser("snapshot", help="backfill: a table export as the writes that write it")
     log = commands.add_parser("log", help="a real cluster's CDC log of a table, for its consumer tables")
     commands.add_parser("example", help="the example keyspace (seeds/), replacing every input table")
+    from cdclake.commands import load_cluster
+
+    load_cluster.configure(commands.add_parser("cluster", help="a live cluster's schemas, generations and CDC logs "
+                                                              "(the Spark Cassandra Connector)"))
     for command in (schema, cql):
         command.add_argument("--now", type=int, default=None,
                              help="the coordinator's clock for the first statement, µs (default: now)")
@@ -57,6 +63,10 @@ def configure(parser) -> None:
 
 
 def run(args) -> int:
+    if args.load_command == "cluster":
+        from cdclake.commands import load_cluster
+
+        return load_cluster.run(args)
     if args.load_command == "example":
         from cdclake.commands.dbt_command import run_dbt
 
@@ -108,7 +118,6 @@ def load_file(args) -> int:
     if status:
         return status
     spark = create_session(target_dir())
-    table_format = settings.table_format()
     existing = inputs.read_schema_records(spark)
     if args.load_command == "log":
         return load_log_files(spark, args.pairs, existing)
@@ -139,68 +148,7 @@ def load_file(args) -> int:
     except (ExportFileError, CqlError) as error:
         print(f"error: {error}; nothing loaded", file=sys.stderr)
         return 2
-    from cdclake.load.refusals import refusal_rows
-    from cdclake.load.schema_records import with_types
-    from cdclake.project.log_models import write_log_models
-    from cdclake.settings import PROJECT_DIR
-
-    tables, columns, types = (list(records) for records in existing)   # the schemas after the load
-    writes = atoms = 0
-    refused = []
-    for load in loads:        # a snapshot: one chunk of rows at a time
-        for problem in load.problems:
-            print(problem, file=sys.stderr)
-        warn_of_future_writes(load.atoms, path)
-        inputs.append_inputs(spark, atoms=load.atoms, tables=load.tables, columns=load.columns, table_format=table_format)
-        if load.types or inputs.missing_inputs(spark, ["base_types"]):
-            types = with_types(types, load.types)
-            inputs.write_types(spark, types, table_format)
-        tables, columns = tables + load.tables, columns + load.columns
-        writes, atoms, refused = writes + load.writes, atoms + len(load.atoms), refused + load.problems
-    if refused:
-        inputs.append_refusals(spark, refusal_rows(refused, args.load_command, now_micros()), table_format)
-    write_log_models(PROJECT_DIR, tables, columns=columns, types=types)    # for plain dbt after the load
-    print(f"loaded {writes} writes ({atoms} atoms) and {len(tables) - len(existing[0])} new table schema versions "
-          "into cdc_input" + (f"; {len(refused)} refused (above, kept in cdc_input.load_refusals)" if refused else ""))
-    return 1 if refused else 0
-
-
-def load_clock(spark, args, wall_clock_us: int) -> int:
-    """The coordinator's clock of a load: ``--now``; else, for a snapshot (a backfill), the
-    warehouse's loaded clock just after its last write (one default step later), or the wall
-    clock when it holds none; else the wall clock. Says which on stderr."""
-    from cdclake.load import inputs
-
-    if args.now is not None:
-        return args.now
-    loaded = inputs.loaded_clock_us(spark) if args.load_command == "snapshot" else None
-    clock, source = (wall_clock_us, "the wall clock") if loaded is None else \
-        (loaded + DEFAULT_STEP_US, "just after the warehouse's last write")
-    print(f"clock: {clock} µs ({_utc(clock)}), {source} (--now to choose)", file=sys.stderr)
-    return clock
-
-
-def warn_of_future_writes(atoms, path: str) -> None:
-    """A warning for each write whose timestamp is beyond the leeway after its coordinator's clock:
-    the build will reject it as ScyllaDB does ("from the future", macros/cdc/admission.sql)."""
-    from cdclake.project.project_vars import project_var
-
-    leeway = int(project_var("cdc_generation_leeway_us"))
-    seen = set()
-    for atom in atoms:
-        if atom.write_id in seen or atom.write_timestamp <= atom.coordinator_now_us + leeway:
-            continue
-        seen.add(atom.write_id)
-        print(f"warning: {path}: write {atom.write_id} ({atom.keyspace_name}.{atom.table_name}) at "
-              f"{_utc(atom.write_timestamp)} is more than {leeway / 1e6:g} s after the load's clock "
-              f"({_utc(atom.coordinator_now_us)}): ScyllaDB refuses it (a stream \"from the future\"), "
-              "and so will the build", file=sys.stderr)
-
-
-def _utc(micros: int) -> str:
-    import datetime as dt
-
-    return dt.datetime.fromtimestamp(micros / 1e6, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    return store_loads(spark, loads, existing, path, args.load_command)
 
 
 def load_log_files(spark, pairs: list[tuple[str, Path]], existing) -> int:

@@ -424,3 +424,36 @@ def to_json(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(json.dumps(str(k), ensure_ascii=False) + ":" + to_json(v) for k, v in value.items()) + "}"
     raise TypeError(f"not a JSON-model value: {value!r}")
+
+
+# ------------------------------------------------------------------------------- CQL literal
+
+def value_literal(value: Any, cql_type: t.CqlType) -> str:
+    """The CQL literal of a JSON-model value of ``cql_type``: ``literal_value`` gives the value
+    back (the backfill of a live cluster's rows writes them with it)."""
+    if value is None:
+        return "null"
+    if isinstance(cql_type, t.ListType):
+        return "[" + ", ".join(value_literal(item, cql_type.element) for item in value["list"]) + "]"
+    if isinstance(cql_type, t.SetType):
+        return "{" + ", ".join(value_literal(item, cql_type.element) for item in value["set"]) + "}"
+    if isinstance(cql_type, t.MapType):
+        return "{" + ", ".join(f"{value_literal(k, cql_type.key)}: {value_literal(v, cql_type.value)}"
+                               for k, v in value["map"]) + "}"
+    if isinstance(cql_type, t.TupleType):
+        return "(" + ", ".join(value_literal(item, part) for item, part in zip(value["tuple"], cql_type.items)) + ")"
+    if isinstance(cql_type, t.UserType):
+        from cdclake.cql.describe import maybe_quote
+
+        return "{" + ", ".join(f"{maybe_quote(name)}: {value_literal(value['udt'].get(name), field_type)}"
+                               for name, field_type in zip(cql_type.field_names, cql_type.field_types)) + "}"
+    name = cql_type.name
+    if name in ("text", "varchar", "ascii", "inet", "date"):
+        return "'" + str(value).replace("'", "''") + "'"
+    if name == "boolean":
+        return "true" if value else "false"
+    if name == "duration":
+        return "0s" if value == "0" else value
+    if name in ("float", "double") and not isinstance(value, str):
+        return repr(float(value))
+    return str(value)           # integers, timestamp ms, time ns, decimal, NaN/Infinity, blob, uuids

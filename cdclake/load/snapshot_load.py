@@ -78,23 +78,30 @@ def load_snapshot_text(text: str, path: str, keyspace: str, table_name: str, **o
     return whole
 
 
-def _rows_load(rows: list, fields: list[Field], table, path: str, *, write_times: str, backfill_us: int,
-               **options) -> CqlLoad:
-    """The writes of some rows of the export, run through the front door (``options``: those of
-    ``load_cql_statements``). In write-time order with original write times."""
-    problems, writes = [], []
+def _rows_load(rows: list, fields: list[Field], table, path: str, **options) -> CqlLoad:
+    """The writes of some rows of the export (``options``: those of ``values_load``)."""
+    problems, rows_values = [], []
     for line, row in rows:
         values, errors = row_values(row, fields, table, f"{path}:{line}")
         problems += errors
         if not errors:
-            writes += [(timestamp, line, statement)
-                       for timestamp, statement in _row_writes(values, table, write_times, backfill_us)]
-    writes.sort(key=lambda w: w[0] if write_times == "original" else 0)
-    statements = parse_script("\n".join(statement for _, _, statement in writes))
-    load = load_cql_statements(statements, path, step_us=0,
-                               lines={index: f"{path}:{line}" for index, (_, line, _) in enumerate(writes)}, **options)
+            rows_values.append((f"{path}:{line}", values))
+    load = values_load(rows_values, table, path, **options)
     load.problems = problems + load.problems
     return load
+
+
+def values_load(rows: list[tuple[str, dict]], table, path: str, *, write_times: str, backfill_us: int,
+                **options) -> CqlLoad:
+    """The writes that write some rows again, run through the front door; ``rows``: (where,
+    {column: {'literal', 'value', 'writetime', 'ttl'}}) each (``table_export.row_values``'s form);
+    ``options``: those of ``load_cql_statements``. In write-time order with original write times."""
+    writes = [(timestamp, where, statement) for where, values in rows
+              for timestamp, statement in _row_writes(values, table, write_times, backfill_us)]
+    writes.sort(key=lambda w: w[0] if write_times == "original" else 0)
+    statements = parse_script("\n".join(statement for _, _, statement in writes))
+    return load_cql_statements(statements, path, step_us=0,
+                               lines={index: where for index, (_, where, _) in enumerate(writes)}, **options)
 
 
 def _row_writes(values: dict, table, write_times: str, backfill_us: int) -> list[tuple[int, str]]:

@@ -80,10 +80,10 @@ def extra_jars() -> list[Path]:
     return [jar.resolve() for jar in jars]
 
 
-def classpath_jars() -> list[Path]:
+def classpath_jars(more: tuple[Path, ...] = ()) -> list[Path]:
     import pyspark
 
-    return list((Path(pyspark.__file__).parent / "jars").glob("*.jar")) + extra_jars()
+    return list((Path(pyspark.__file__).parent / "jars").glob("*.jar")) + extra_jars() + [Path(j) for j in more]
 
 
 def delta_jar() -> Path | None:
@@ -108,6 +108,8 @@ def create_session(
     conf: dict[str, str] | None = None,
     java_options: str = "",
     class_archive: bool = True,
+    jars: tuple[Path, ...] = (),
+    extensions: tuple[str, ...] = (),
 ):
     """Create (or return) the process's Spark session with its warehouse under ``warehouse_root``.
 
@@ -116,6 +118,8 @@ def create_session(
     ``conf``: more settings; those the Hive client reads (``hive.*``) must come here, as it reads
     them once, when the session first opens the metastore (at start-up, see below).
     ``java_options``: more options for the driver's JVM, after this function's own.
+    ``jars``, ``extensions``: more jars for the classpath and session extensions (a command's own:
+    the Spark Cassandra Connector's for ``cdclake load cluster``).
     ``class_archive``: the JVM maps the machine's class archive, or writes it as it exits when
     there is none (cdclake/session/jvm_archive.py: a cold `cdclake status` 30 s against 38 s).
 
@@ -136,7 +140,7 @@ def create_session(
     if class_archive:
         from cdclake.session import jvm_archive
 
-        java_options = f"{java_options} {jvm_archive.archive_options(jvm_archive.archive_folder(), classpath_jars())}"
+        java_options = f"{java_options} {jvm_archive.archive_options(jvm_archive.archive_folder(), classpath_jars(jars))}"
     if not settings.current().verbose:
         java_options = f"{java_options} -Dlog4j2.configurationFile={QUIET_LOG_CONFIG.as_uri()}"
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -177,7 +181,7 @@ def create_session(
         builder = builder.config("spark.sql.hive.thriftServer.singleSession", "true")
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
-    jars = extra_jars()
+    jars = extra_jars() + [Path(jar).resolve() for jar in jars]
     if jars:
         # spark.jars ships them to a cluster's executors; the driver's own classpath holds them too,
         # since HiveThriftServer2's threads do not see classes spark.jars adds at run time
@@ -185,11 +189,12 @@ def create_session(
             "spark.driver.extraClassPath", os.pathsep.join(str(jar) for jar in jars))
     jar = delta_jar()
     if jar is not None:  # also under CDCLAKE_TABLE_FORMAT=parquet: the Delta tables of earlier builds stay readable
-        builder = builder.config(
-            "spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension"
-        ).config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        extensions = ("io.delta.sql.DeltaSparkSessionExtension", *extensions)
+        builder = builder.config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
         for key, value in DELTA_LOCAL_CONF.items():
             builder = builder.config(key, value)
+    if extensions:
+        builder = builder.config("spark.sql.extensions", ",".join(extensions))
     if settings.current().table_format == "parquet":
         log.debug("table format: parquet (CDCLAKE_TABLE_FORMAT=parquet)")
     elif jar is not None:

@@ -11,7 +11,7 @@ import pytest
 
 from cdclake import cli
 from cdclake.commands import COMMANDS
-from cdclake.commands.load import warn_of_future_writes
+from cdclake.commands.load_store import warn_of_future_writes
 from cdclake.commands.sql import query_of, statements
 from cdclake.load.mutation_records import Atom
 from cdclake.load.refusals import Refusal, refusal_rows

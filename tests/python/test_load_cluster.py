@@ -1,0 +1,337 @@
+"""`cdclake load cluster` against a real CQL server (conftest's `cassandra_server`, Apache
+Cassandra 5.0: ScyllaDB is not installable here). The server is given what a ScyllaDB cluster
+holds: the shared replay's tables of every CQL type (a vnodes and a tablets keyspace) with their
+produced CDC logs as log tables, the tables' CDC options in a `scylla_tables` table, the example
+cluster's generations and a tablets table's stream set, each in a keyspace of the test's (the
+server refuses new tables in `system_schema`, `system_distributed` and `system`: the options name
+them).
+
+One warehouse pulls it in three commands: the schemas, generations and the log up to a time half
+way through the log; the rest of the log after it (the mark: only the new rows); a pull with
+nothing new. The imported log then holds the produced log's cells, each once, as `cdclake load log`
+loads a cqlsh export of it (test_imported_log shows that those build the consumer tables the
+produced log does), but the decimal's scale, which the connector drops. A pull killed half way
+leaves the table as it was or as the whole pull would, and the next pull gives the same rows. Bad
+credentials, an unreachable cluster, a missing table and a table without CDC each stop the load
+with one line."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+import yaml
+from cassandra.util import SortedSet
+from conftest import REPO, free_port
+
+from cdclake.cql.interpreter import catalog_of
+from cdclake.cql.values import value_literal
+from cdclake.generations.cluster_history import parse_cluster_history
+from cdclake.generations.tablet_streams import tablet_stream_rows, tablets_tables_at_log_creation
+from cdclake.load.log_load import _log_table_ddl
+from cdclake.load.schema_ddl import schema_ddl
+from cdclake.logschema import log_table_columns
+
+pytestmark = pytest.mark.functional
+
+KEYSPACES = ("exports", "exports_tablets")           # test_imported_log's tables in the shared replay
+META, DIST, SYSTEM = "live_schema", "live_distributed", "live_system"
+KEY = ("keyspace_name", "table_name", "cdc$stream_id", "cdc$time", "cdc$batch_seq_no", "cdc$operation", "cdc$ttl",
+       "cdc$end_of_batch", "column_name", "value")
+
+
+def cassandra_ddl(tables, columns, types) -> str:
+    """The schema's DDL as Cassandra takes it: without ScyllaDB's cdc and tablets options."""
+    text = schema_ddl(tables, columns, types)
+    text = re.sub(r"\s+AND tablets = \{[^}]*\}", "", text)
+    text = re.sub(r"\s+AND cdc = \{[^}]*\}", "", text)
+    return re.sub(r"WITH cdc = \{[^}]*\}\s+AND ", "WITH ", text)
+
+
+def execute_all(session, ddl: str) -> None:
+    for statement in (s.strip() for s in ddl.split(";")):
+        if statement:
+            session.execute(statement)
+
+
+def log_rows(cells: list[dict]) -> dict[tuple, dict]:
+    """{(keyspace, table, stream, time, batch_seq_no): {column: JSON value, and the metadata}}."""
+    rows: dict[tuple, dict] = {}
+    for cell in cells:
+        key = tuple(bytes(cell[k]) if k == "cdc$stream_id" else cell[k] for k in KEY[:5])
+        row = rows.setdefault(key, {k: cell[k] for k in KEY[2:8]})
+        row[cell["column_name"]] = cell["value"]
+    return rows
+
+
+def insert_log_row(session, keyspace: str, table: str, row: dict, log_table) -> None:
+    names, literals = [], []
+    for name, value in row.items():
+        if value is None:
+            continue
+        if name == "cdc$stream_id":
+            literal = "0x" + bytes(value).hex()
+        elif name.startswith("cdc$") and name in ("cdc$time", "cdc$batch_seq_no", "cdc$operation", "cdc$ttl"):
+            literal = str(value)
+        elif name == "cdc$end_of_batch":
+            literal = "true" if value else "false"
+        else:
+            literal = value_literal(json.loads(value, parse_float=Decimal), log_table.column(name).type)
+        names.append('"' + name.replace('"', '""') + '"')
+        literals.append(literal)
+    session.execute(f'INSERT INTO "{keyspace}"."{table}_scylla_cdc_log" ({", ".join(names)}) '
+                    f'VALUES ({", ".join(literals)})')
+
+
+def plain(cell: dict, decimals: set[tuple[str, str, str]]) -> tuple:
+    """A cell as compared: the stream as bytes, a decimal by its value (the connector drops its scale)."""
+    values = [bytes(cell[k]) if k == "cdc$stream_id" else cell[k] for k in KEY]
+    if (cell["keyspace_name"], cell["table_name"], cell["column_name"]) in decimals:
+        values[-1] = str(Decimal(cell["value"]).normalize())
+    return tuple(values)
+
+
+@pytest.fixture(scope="module")
+def live(shared_replay, cassandra_server, tmp_path_factory):
+    """The server loaded as above; ``run`` runs a cdclake command against one warehouse."""
+    result, _ = shared_replay
+    tables, columns, types = result.schema
+    ours = [t for t in tables if t.keyspace_name in KEYSPACES]
+    own_columns = [c for c in columns if c.keyspace_name in KEYSPACES]
+    own_types = [f for f in types if f.keyspace_name in KEYSPACES]
+    cluster = cassandra_server.cluster()
+    session = cluster.connect()
+    execute_all(session, cassandra_ddl(ours, own_columns, own_types))
+    session.execute("CREATE TABLE exports.plain (k int PRIMARY KEY, v text)")
+    for keyspace in (META, DIST, SYSTEM):
+        session.execute(f"CREATE KEYSPACE {keyspace} WITH replication = "
+                        "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.execute(f"CREATE TABLE {META}.scylla_tables (keyspace_name text, table_name text, cdc map<text, text>, "
+                    "tablets map<text, text>, PRIMARY KEY (keyspace_name, table_name))")
+    session.execute(f"CREATE TABLE {META}.scylla_keyspaces (keyspace_name text PRIMARY KEY, initial_tablets int)")
+    newest = {}
+    for table in ours:
+        newest[(table.keyspace_name, table.table_name)] = table
+    for table in newest.values():
+        session.execute(f"INSERT INTO {META}.scylla_tables (keyspace_name, table_name, cdc) VALUES (%s, %s, %s)",
+                        (table.keyspace_name, table.table_name,
+                         {"enabled": str(table.cdc_enabled).lower(), "preimage": table.cdc_preimage,
+                          "postimage": str(table.cdc_postimage).lower(), "delta": table.cdc_delta,
+                          "ttl": str(table.cdc_ttl_seconds)}))
+    session.execute(f"INSERT INTO {META}.scylla_keyspaces (keyspace_name, initial_tablets) VALUES ('exports_tablets', 2)")
+    # the example cluster's generations; the tablets table's stream sets from the same history
+    history = parse_cluster_history(yaml.safe_load((REPO / "examples" / "cluster_history.yml").read_text()))
+    session.execute(f"CREATE TABLE {DIST}.cdc_generation_timestamps (key text, time timestamp, expired timestamp, "
+                    "PRIMARY KEY (key, time))")
+    session.execute(f"CREATE TABLE {DIST}.cdc_streams_descriptions_v2 (time timestamp, range_end bigint, "
+                    "streams frozen<set<blob>>, PRIMARY KEY (time, range_end))")
+    generations = history.generations()
+    for ts, entries in generations:
+        session.execute(f"INSERT INTO {DIST}.cdc_generation_timestamps (key, time) VALUES ('timestamps', %s)", (ts,))
+        for entry in entries:
+            session.execute(f"INSERT INTO {DIST}.cdc_streams_descriptions_v2 (time, range_end, streams) "
+                            "VALUES (%s, %s, %s)", (ts, entry.token_range_end, set(entry.streams)))
+    session.execute(f"CREATE TABLE {SYSTEM}.cdc_streams (keyspace_name text, table_name text, timestamp timestamp, "
+                    "stream_state tinyint, stream_id blob, PRIMARY KEY ((keyspace_name, table_name), timestamp, "
+                    "stream_state, stream_id))")
+    streams = tablet_stream_rows(history, tablets_tables_at_log_creation(ours))
+    for keyspace, table, set_ms, _, stream in streams:
+        session.execute(f"INSERT INTO {SYSTEM}.cdc_streams (keyspace_name, table_name, timestamp, stream_state, "
+                        "stream_id) VALUES (%s, %s, %s, 0, %s)", (keyspace, table, set_ms, bytes.fromhex(stream)))
+    # the produced logs, as of the newest schemas (test_imported_log's exported cells)
+    import test_imported_log
+
+    cells = [c for c in test_imported_log.exported_cells(result.log_cells, result.schema)
+             if c["keyspace_name"] in KEYSPACES]
+    log_tables = {}
+    for keyspace, table in sorted({(c["keyspace_name"], c["table_name"]) for c in cells}):
+        log_columns = log_table_columns(keyspace, table, own_columns, own_types)
+        ddl = _log_table_ddl(keyspace, table, log_columns, own_types)
+        execute_all(session, ddl.rstrip().rstrip(";").rsplit(";", 1)[-1])     # the log table (its keyspace exists)
+        log_tables[(keyspace, table)] = catalog_of(ddl).table(keyspace, f"{table}_scylla_cdc_log")
+    rows = sorted(log_rows(cells).items(), key=lambda item: item[0][3])
+    half = len(rows) // 2            # the rows of a write (one cdc$time) on one side
+    while half < len(rows) and _time_us(rows[half][0][3]) == _time_us(rows[half - 1][0][3]):
+        half += 1
+    split_us = _time_us(rows[half - 1][0][3])
+
+    def write(part):
+        for key, row in part:
+            insert_log_row(session, key[0], key[1], row, log_tables[key[:2]])
+
+    work = tmp_path_factory.mktemp("load_cluster")
+    base_env = {k: v for k, v in os.environ.items() if k not in ("CDCLAKE_TARGET", "CDCLAKE_TABLE_FORMAT")}
+    base_env.update(CDCLAKE_TARGET_DIR=str(work / "target"), CDCLAKE_DRIVER_MEMORY="1g",
+               CDCLAKE_CLUSTER_USERNAME="cassandra", CDCLAKE_CLUSTER_PASSWORD="cassandra")
+    address = f"127.0.0.1:{cassandra_server.native_port}"
+    options = ["--scylla-tables", META, "--generations-keyspace", DIST, "--tablets-keyspace", SYSTEM]
+
+    def run(*args: str, password: str = "cassandra", env: dict | None = None):
+        command = [sys.executable, "-m", "cdclake.cli", "load", "cluster", *args]
+        process_env = {**base_env, "CDCLAKE_CLUSTER_PASSWORD": password, **(env or {})}
+        return subprocess.run(command, cwd=work, env=process_env, capture_output=True, text=True, timeout=600)
+
+    write(rows[:half])
+    first = run(address, *KEYSPACES, *options, "--until", str(split_us))
+    write(rows[half:])
+    yield {"run": run, "env": base_env, "session": session, "address": address, "options": options, "first": first, "rows": rows, "half": half,
+           "cells": cells, "generations": generations, "streams": streams, "work": work,
+           "last_us": max(_time_us(key[3]) for key, _ in rows)}
+    cluster.shutdown()
+
+
+def _time_us(timeuuid: str) -> int:
+    import uuid
+
+    return (uuid.UUID(timeuuid).time - 0x01B21DD213814000) // 10
+
+
+def imported(spark, work: Path) -> list[dict]:
+    table = work / "target" / "spark-warehouse" / "cdc_input.db" / "imported_log"
+    return [r.asDict() for r in spark.read.format("delta").load(str(table)).collect()]
+
+
+def test_the_first_pull_loads_the_schemas_the_generations_and_the_log_up_to_its_time(live):
+    first = live["first"]
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "exports.every: new (schema version 0)" in first.stdout
+    assert f"loaded {len(live['generations'])} generations, 1 tablets stream sets" in first.stdout, first.stdout
+    pulled = sum(int(n) for n in re.findall(r": (\d+) log rows", first.stdout))
+    assert pulled == live["half"], first.stdout
+
+
+def test_a_second_pull_appends_only_the_new_rows_and_a_third_nothing(live, spark):
+    second = live["run"](live["address"], *KEYSPACES, "--what", "log", "--until", str(live["last_us"]))
+    assert second.returncode == 0, second.stderr[-3000:]
+    pulled = sum(int(n) for n in re.findall(r": (\d+) log rows", second.stdout))
+    assert pulled == len(live["rows"]) - live["half"], second.stdout
+    third = live["run"](live["address"], *KEYSPACES, "--what", "log", "--until", str(live["last_us"]))
+    assert third.returncode == 0 and "nothing new" in third.stdout, third.stdout
+    decimals = {("exports", "every", "de")}
+    got = sorted(plain(cell, decimals) for cell in imported(spark, live["work"]))
+    assert got == sorted(plain(cell, decimals) for cell in live["cells"])
+
+
+def test_a_pull_killed_half_way_leaves_nothing_half_appended(live, spark, tmp_path):
+    """A pull (with its schemas) killed as its tasks write the table's files: the table holds none
+    of the pull's rows (no commit) or all of them, and the next pull brings it to the whole log,
+    each row once."""
+    target = tmp_path / "target"
+    env = {**live["env"], "CDCLAKE_TARGET_DIR": str(target)}
+    command = [sys.executable, "-m", "cdclake.cli", "load", "cluster", live["address"], *KEYSPACES, *live["options"],
+               "--what", "schema,log", "--until", str(live["last_us"])]
+    victim = subprocess.Popen(command, cwd=live["work"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    table = target / "spark-warehouse" / "cdc_input.db" / "imported_log"
+    started = time.monotonic()
+    while time.monotonic() - started < 300 and not any(table.glob("*.parquet")) and victim.poll() is None:
+        time.sleep(0.02)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    subprocess.run(["pkill", "-9", "-f", str(target)], check=False)       # its JVM
+    committed = any((table / "_delta_log").glob("*.json"))
+    assert not committed or len(imported(spark, tmp_path)) == len(live["cells"])
+    again = subprocess.run(command, cwd=live["work"], env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    decimals = {("exports", "every", "de")}
+    assert sorted(plain(c, decimals) for c in imported(spark, tmp_path)) == \
+        sorted(plain(c, decimals) for c in live["cells"])
+
+
+@pytest.mark.parametrize("case", ["credentials", "unreachable", "missing table", "no cdc"])
+def test_a_cluster_that_cannot_serve_the_load_stops_it_with_one_line(live, case):
+    address, options = live["address"], live["options"]
+    if case == "credentials":
+        done = live["run"](address, "exports", *options, "--what", "log", password="wrong")
+        said = "refused the credentials"
+    elif case == "unreachable":
+        done = live["run"](f"127.0.0.1:{free_port()}", "exports", "--what", "log")
+        said = "cannot be reached"
+    elif case == "missing table":
+        done = live["run"](address, "exports.missing", "--what", "log")
+        said = "no table exports.missing"
+    else:
+        done = live["run"](address, "exports.plain", *options, "--what", "schema,log")
+        said = "table exports.plain has no CDC log"
+    assert done.returncode == 2, done.stdout + done.stderr[-3000:]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and said in errors[0], done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+
+
+BACKFILL = "live_backfill"
+NOW_US = 1_800_000_000_000_000
+
+
+def test_a_backfill_from_the_cluster_writes_what_the_snapshot_of_its_export_does(live, spark, tmp_path):
+    """A table written with chosen write times and TTLs: `--what backfill` with the original write
+    times loads the writes `cdclake load snapshot` loads from an export of the same rows with
+    their writetime() and ttl() columns (the remaining TTLs as each read saw them)."""
+    import csv
+
+    def exported(value) -> str:
+        if value is None:
+            return ""
+        return "{" + ", ".join(map(str, sorted(value))) + "}" if isinstance(value, SortedSet) else str(value)
+
+    session = live["session"]
+    session.execute(f"CREATE KEYSPACE {BACKFILL} WITH replication = "
+                    "{'class': 'NetworkTopologyStrategy', 'replication_factor': 1}")
+    session.execute(f"CREATE TABLE {BACKFILL}.t (k int, c int, v text, n bigint, s set<int>, PRIMARY KEY (k, c))")
+    session.execute(f"INSERT INTO {META}.scylla_tables (keyspace_name, table_name, cdc) VALUES "
+                    f"('{BACKFILL}', 't', {{'enabled': 'true', 'preimage': 'false', 'postimage': 'false', "
+                    "'delta': 'full', 'ttl': '86400'})")
+    for k in range(6):
+        session.execute(f"INSERT INTO {BACKFILL}.t (k, c, v, s) VALUES (%s, 1, %s, {{1, 2}}) "
+                        f"USING TIMESTAMP {1_700_000_000_000_000 + k} AND TTL {86400 * (k + 1)}",
+                        (k, f"it's {k}"))
+        if k % 2:
+            session.execute(f"UPDATE {BACKFILL}.t USING TIMESTAMP {1_700_000_000_500_000 + k} SET n = %s "
+                            "WHERE k = %s AND c = 1", (k * 10**12, k))
+    run, address, options = live["run"], live["address"], live["options"]
+    warehouses = {}
+    for name in ("cluster", "export"):
+        target = tmp_path / name / "target"
+        env = {"CDCLAKE_TARGET_DIR": str(target)}
+        schema = run(address, BACKFILL, *options, "--what", "schema", env=env)
+        assert schema.returncode == 0, schema.stderr[-2000:]
+        warehouses[name] = target
+    started = time.monotonic()
+    export = tmp_path / "t.csv"
+    with export.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["k", "c", "v", "n", "s", "writetime(v)", "ttl(v)", "writetime(n)", "ttl(n)"])
+        for row in session.execute(f"SELECT k, c, v, n, s, writetime(v), ttl(v), writetime(n), ttl(n) "
+                                   f"FROM {BACKFILL}.t"):
+            writer.writerow([exported(value) for value in row])
+    snapshot = subprocess.run([sys.executable, "-m", "cdclake.cli", "load", "snapshot", f"{BACKFILL}.t", str(export),
+                               "--write-times", "original", "--now", str(NOW_US)], cwd=live["work"],
+                              env={**live["env"], "CDCLAKE_TARGET_DIR": str(warehouses["export"])},
+                              capture_output=True, text=True, timeout=600)
+    assert snapshot.returncode == 0, snapshot.stderr[-2000:]
+    backfill = run(address, f"{BACKFILL}.t", "--what", "backfill", "--write-times", "original", "--now", str(NOW_US),
+                   env={"CDCLAKE_TARGET_DIR": str(warehouses["cluster"])})
+    assert backfill.returncode == 0, backfill.stderr[-2000:]
+    elapsed = time.monotonic() - started
+
+    def atoms(target: Path) -> list[dict]:
+        """The loaded atoms but their write ids: rows read in another order number the writes of
+        one write time (here each row's set, at the backfill time) in another order."""
+        table = target / "spark-warehouse" / "cdc_input.db" / "base_mutations"
+        rows = [{k: v for k, v in r.asDict().items() if k != "write_id"}
+                for r in spark.read.format("delta").load(str(table)).collect()]
+        return sorted(rows, key=lambda r: json.dumps({**r, "ttl_seconds": None}, sort_keys=True, default=str))
+
+    from_cluster, from_export = atoms(warehouses["cluster"]), atoms(warehouses["export"])
+    assert len(from_cluster) == len(from_export) > 12
+    ttls = [(ours.pop("ttl_seconds"), theirs.pop("ttl_seconds")) for ours, theirs in zip(from_cluster, from_export)]
+    assert from_cluster == from_export
+    for ttl_ours, ttl_theirs in ttls:          # the remaining TTL, read a few seconds apart
+        assert (ttl_ours is None) == (ttl_theirs is None)
+        assert ttl_ours is None or 0 <= ttl_theirs - ttl_ours <= elapsed + 1
