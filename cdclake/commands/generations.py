@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from cdclake import settings
-from cdclake.generations import generation_tables
+from cdclake.generations import generation_tables, tablet_streams
 from cdclake.generations.generation_tables import GenerationTables
 
 
@@ -37,7 +37,6 @@ def _import(args) -> GenerationTables | None:
 def _load_tablet_streams(spark, history_path: Path) -> str:
     """The stream sets of the warehouse's tablets tables (load their schemas first) from the
     history, into cdc_input.tablet_streams; what was written, for the summary."""
-    from cdclake.generations import tablet_streams
     from cdclake.generations.cluster_history import load_cluster_history
     from cdclake.load.inputs import read_schema_records
 
@@ -46,8 +45,7 @@ def _load_tablet_streams(spark, history_path: Path) -> str:
         return ""
     rows = tablet_streams.tablet_stream_rows(load_cluster_history(history_path), tables)
     tablet_streams.load(spark, rows, settings.table_format())
-    sets = len({(row[0], row[1], row[2]) for row in rows})
-    return f"{sets} stream sets of {len(tables)} tablets tables ({len(rows):,} streams) to cdc_input.tablet_streams"
+    return f"{tablet_streams.summary(rows)} to cdc_input.tablet_streams"
 
 
 def configure(parser) -> None:
@@ -78,7 +76,7 @@ def run(args) -> int:
         if tables is not None:
             generation_tables.write_csv_folder(tables, args.csv)
         if tablet_rows is not None:
-            _write_tablet_streams_csv(tablet_rows, args.csv)
+            tablet_streams.write_csv(tablet_rows, args.csv)
         where = f"{args.csv}/"
     else:
         from cdclake.session.spark import create_session
@@ -101,9 +99,7 @@ def run(args) -> int:
     if tables is not None:
         done.append(f"{len(tables.timestamps_ms)} generations, {tables.stream_count:,} streams")
     if tablet_rows is not None:
-        sets = {(row[0], row[1], row[2]) for row in tablet_rows}
-        done.append(f"{len(sets)} stream sets of {len({row[:2] for row in tablet_rows})} tablets tables "
-                    f"({len(tablet_rows):,} streams)")
+        done.append(tablet_streams.summary(tablet_rows))
     print(f"{'; '.join(done)}: built in {built - started:.1f} s, written to {where} "
           f"in {time.perf_counter() - built:.1f} s")
     return 0
@@ -115,15 +111,3 @@ def _imported_tablet_streams(args) -> list[tuple] | None:
     from cdclake.generations.tablet_import import import_cdc_streams
 
     return import_cdc_streams(list(args.cdc_streams))
-
-
-def _write_tablet_streams_csv(rows: list[tuple], folder: Path) -> None:
-    import csv
-
-    from cdclake.generations.tablet_streams import TABLET_STREAMS_COLUMNS
-
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "tablet_streams.csv", "w", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(TABLET_STREAMS_COLUMNS)
-        writer.writerows(rows)

@@ -57,6 +57,24 @@ def tablet_stream_rows(history: ClusterHistory, tables: Iterable[BaseTable]) -> 
     return rows
 
 
+def summary(rows: list[tuple]) -> str:
+    """``N stream sets of M tablets tables (K streams)`` of some rows."""
+    sets = {row[:3] for row in rows}
+    return f"{len(sets)} stream sets of {len({row[:2] for row in rows})} tablets tables ({len(rows):,} streams)"
+
+
+def write_csv(rows: list[tuple], folder) -> None:
+    """``tablet_streams.csv`` in the seed layout (``read_csv`` reads it) in ``folder``."""
+    import csv
+    from pathlib import Path
+
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    with open(Path(folder) / "tablet_streams.csv", "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(TABLET_STREAMS_COLUMNS)
+        writer.writerows(rows)
+
+
 def read_csv(path) -> list[tuple]:
     """The rows of a ``tablet_streams.csv`` in the seed layout (TABLET_STREAMS_COLUMNS, a header)."""
     import csv
