@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from cdclake import settings
-from cdclake.commands.load_store import DEFAULT_STEP_US, load_clock, store_loads
+from cdclake.commands.load_store import DEFAULT_STEP_US, ensure_build_inputs, load_clock, store_loads
 from cdclake.cql.errors import CqlError, CqlSyntaxError
 
 
@@ -156,7 +156,6 @@ def load_log_files(spark, pairs: list[tuple[str, Path]], existing) -> int:
     ``cdc_input.imported_log``, some ``CHUNK_ROWS`` cells at a time. Every file's structure is
     checked before anything is written. A warehouse without writes or generations of its own
     gets empty ones: it builds with the imported logs alone."""
-    from cdclake.generations import generation_tables
     from cdclake.load import inputs
     from cdclake.load.log_load import CHUNK_ROWS, log_loads
     from cdclake.load.table_export import ExportFileError
@@ -187,9 +186,7 @@ def load_log_files(spark, pairs: list[tuple[str, Path]], existing) -> int:
         loaded.append(f"loaded {log_rows} log rows of {table} ({cells} cells)")
         total += cells
     added += inputs.append_imported_log(spark, pending, table_format)
-    inputs.append_inputs(spark, table_format=table_format)     # creates an empty base_mutations
-    if inputs.missing_inputs(spark, ["cdc_generations", "cdc_generation_streams"]):
-        generation_tables.load(spark, generation_tables.GenerationTables.from_entries([]), table_format)
+    ensure_build_inputs(spark, table_format)
     if refused:
         inputs.append_refusals(spark, refusal_rows(refused, "log", now_micros()), table_format)
     print("\n".join(loaded) + "\ninto cdc_input.imported_log"

@@ -80,11 +80,11 @@ def _load(args, cluster, what: list[str]) -> int:
     from cdclake.load import inputs
 
     spark = connector_session(cluster)
-    reading = "the cluster"
+    reading, status = "the cluster", 0
     try:
         if "schema" in what:
             reading = "system_schema"
-            _load_schema(spark, cluster, args)
+            status = _load_schema(spark, cluster, args)
         schema = inputs.read_schema_records(spark)
         if BACKFILL in what:
             reading = "the base tables"
@@ -95,8 +95,8 @@ def _load(args, cluster, what: list[str]) -> int:
             _load_generations(spark, cluster, args, schema[0])
         if "log" in what:
             reading = "the logs"
-            return _pull(spark, cluster, args, tables, schema)
-        return 0
+            status = max(status, _pull(spark, cluster, args, tables, schema))
+        return status
     except Py4JJavaError as error:
         raise ClusterError(failure_line(error.java_exception, cluster, reading)) from None
 
@@ -123,7 +123,7 @@ def _cdc_tables(cluster, names: list[str], tables) -> list[tuple[str, str]]:
     return chosen
 
 
-def _load_schema(spark, cluster, args) -> None:
+def _load_schema(spark, cluster, args) -> int:
     from cdclake.cluster.connection import json_rows
     from cdclake.cluster.schema_read import describe_keyspaces
     from cdclake.commands.load_store import load_schema_text_into
@@ -136,7 +136,7 @@ def _load_schema(spark, cluster, args) -> None:
     text = describe_keyspaces(rows("keyspaces"), rows("types"), rows("tables"), rows("columns"),
                               rows("scylla_tables", args.scylla_tables, optional=True),
                               rows("scylla_keyspaces", args.scylla_tables, optional=True))
-    load_schema_text_into(spark, text, f"{cluster.name} system_schema")
+    return load_schema_text_into(spark, text, f"{cluster.name} system_schema")
 
 
 def _load_generations(spark, cluster, args, tables) -> None:
@@ -155,13 +155,13 @@ def _load_generations(spark, cluster, args, tables) -> None:
         rows = generations_read.tablet_stream_rows(
             json_rows(spark, args.tablets_keyspace, "cdc_streams"), f"{cluster.name} {args.tablets_keyspace}")
         tablet_streams.load(spark, rows, settings.table_format())
-        said += f", {len({row[:3] for row in rows})} tablets stream sets"
+        said += f", {tablet_streams.summary(rows)}"
     print(f"loaded {said} from {cluster.name} into cdc_input")
 
 
 def _pull(spark, cluster, args, tables, schema) -> int:
     from cdclake.cluster.log_pull import CONFIDENCE_WINDOW_S, pull_logs
-    from cdclake.generations import generation_tables
+    from cdclake.commands.load_store import ensure_build_inputs
     from cdclake.load import inputs
     from cdclake.load.refusals import Refusal, refusal_rows
     from cdclake.replay import now_micros
@@ -172,9 +172,7 @@ def _pull(spark, cluster, args, tables, schema) -> int:
     pull = pull_logs(spark, cluster, tables, schema, until_us=until, table_format=settings.table_format())
     seconds = time.perf_counter() - started
     table_format = settings.table_format()
-    inputs.append_inputs(spark, table_format=table_format)     # an empty base_mutations, when there is none
-    if inputs.missing_inputs(spark, ["cdc_generations", "cdc_generation_streams"]):
-        generation_tables.load(spark, generation_tables.GenerationTables.from_entries([]), table_format)
+    ensure_build_inputs(spark, table_format)
     for problem in pull.problems:
         print(problem, file=sys.stderr)
     if pull.problems:
@@ -183,7 +181,7 @@ def _pull(spark, cluster, args, tables, schema) -> int:
     for name, (mark, until_us) in pull.windows.items():
         rows, cells = pull.tables.get(name, (0, 0))
         if name not in pull.marks:
-            print(f"{name}: nothing new (pulled up to {until_us} µs already)")
+            print(f"{name}: nothing new (pulled up to {mark} µs already)")
         else:
             print(f"{name}: {rows} log rows ({cells} cells) with cdc$time in "
                   f"({'the log start' if mark is None else f'{mark} µs'}, {until_us} µs]")

@@ -41,6 +41,17 @@ def store_loads(spark, loads: list, existing, path: str, command: str) -> int:
     return 1 if refused else 0
 
 
+def ensure_build_inputs(spark, table_format: str) -> None:
+    """An empty ``base_mutations`` and empty generation tables where the warehouse has none: a
+    warehouse holding only imported logs builds their consumer tables."""
+    from cdclake.generations import generation_tables
+    from cdclake.load import inputs
+
+    inputs.append_inputs(spark, table_format=table_format)
+    if inputs.missing_inputs(spark, ["cdc_generations", "cdc_generation_streams"]):
+        generation_tables.load(spark, generation_tables.GenerationTables.from_entries([]), table_format)
+
+
 def load_schema_text_into(spark, text: str, path: str) -> int:
     """A DESCRIBE text (``path`` names where it came from) loaded as ``cdclake load schema`` loads
     a file; the exit status."""

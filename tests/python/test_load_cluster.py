@@ -202,7 +202,8 @@ def test_the_first_pull_loads_the_schemas_the_generations_and_the_log_up_to_its_
     first = live["first"]
     assert first.returncode == 0, first.stderr[-3000:]
     assert "exports.every: new (schema version 0)" in first.stdout
-    assert f"loaded {len(live['generations'])} generations, 1 tablets stream sets" in first.stdout, first.stdout
+    assert f"loaded {len(live['generations'])} generations, 1 stream sets of 1 tablets tables " \
+        f"({len(live['streams'])} streams) from" in first.stdout, first.stdout
     pulled = sum(int(n) for n in re.findall(r": (\d+) log rows", first.stdout))
     assert pulled == live["half"], first.stdout
 
