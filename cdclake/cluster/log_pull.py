@@ -85,6 +85,8 @@ def pull_logs(spark, cluster: Cluster, tables: list[tuple[str, str]], schema: tu
               until_us: int, table_format: str) -> Pull:
     """Pull the logs of ``tables`` ((keyspace, table) each, their schemas in ``schema``) up to
     ``until_us``, each from its mark, into ``cdc_input.imported_log`` in one commit."""
+    from pyspark.sql import functions as F
+
     if table_format != "delta":
         raise ClusterError("cdclake load cluster keeps its marks in Delta's commits, and the warehouse is "
                            "on Parquet: fetch Delta Lake's jars (make jars)")
@@ -103,8 +105,6 @@ def pull_logs(spark, cluster: Cluster, tables: list[tuple[str, str]], schema: tu
     cells = frames[0]
     for frame in frames[1:]:
         cells = cells.unionByName(frame)
-    from pyspark.sql import functions as F
-
     cells = cells.persist()
     try:
         good = cells.where(f"{_PROBLEM_COLUMN} is null").select(*[f"`{c}`" for c in IMPORTED_LOG_COLUMNS])
