@@ -18,20 +18,14 @@ from cdclake.cql.describe import maybe_quote
 from cdclake.cql.values import value_literal
 from cdclake.logschema import keyspace_user_types
 
-def _timed(column) -> bool:
-    return not column.type.is_multi_cell
-
-
 def base_rows(spark, table, types: list, chunk_rows: int) -> Iterator[list[tuple[str, dict]]]:
     """The rows of the catalog table ``table`` (cdclake.cql's), ``chunk_rows`` at a time, each
     (where, {column: {'literal', 'value', 'writetime', 'ttl'}}) as ``table_export.row_values``
     gives an export's row (a null column: no literal)."""
-    keys = table.partition_key + table.clustering
-    others = table.static + table.regular
-    select = [maybe_quote(c.name) for c in keys + others]
-    for column in others:
-        if _timed(column):
-            select += [f"writetime({maybe_quote(column.name)})", f"ttl({maybe_quote(column.name)})"]
+    columns = table.partition_key + table.clustering + table.static + table.regular
+    timed = [c for c in table.static + table.regular if not c.type.is_multi_cell]
+    select = [maybe_quote(c.name) for c in columns]
+    select += [f"{function}({maybe_quote(c.name)})" for c in timed for function in ("writetime", "ttl")]
     query = (f"select {', '.join(_spark_name(text) for text in select)} "
              f"from {CATALOG}.{_spark_name(table.keyspace)}.{_spark_name(table.name)}")
     udts = keyspace_user_types(types, table.keyspace)
@@ -39,18 +33,15 @@ def base_rows(spark, table, types: list, chunk_rows: int) -> Iterator[list[tuple
     chunk = []
     for number, row in enumerate(spark.sql(query).toLocalIterator(), 1):
         values = {}
-        for index, column in enumerate(keys + others):
-            model = model_value(row[index], column.type.cql_text(), udts)
+        for column, value in zip(columns, row):
+            model = model_value(value, column.type.cql_text(), udts)
             values[column.name] = {} if model is None else {"literal": value_literal(model, column.type), "value": model}
-        position = len(keys + others)
-        for column in others:
-            if _timed(column):
-                written, ttl = row[position], row[position + 1]
-                position += 2
-                if written is not None:
-                    values[column.name]["writetime"] = int(written)
-                if ttl is not None:
-                    values[column.name]["ttl"] = int(ttl)
+        for index, column in enumerate(timed):
+            written, ttl = row[len(columns) + 2 * index], row[len(columns) + 2 * index + 1]
+            if written is not None:
+                values[column.name]["writetime"] = int(written)
+            if ttl is not None:
+                values[column.name]["ttl"] = int(ttl)
         chunk.append((f"{where} row {number}", values))
         if len(chunk) >= chunk_rows:
             yield chunk

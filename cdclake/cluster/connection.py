@@ -133,10 +133,11 @@ def read_table(spark, cluster: Cluster, keyspace: str, table: str):
                                                        **cluster.connector_settings()).load()
 
 
-def json_rows(spark, keyspace: str, table: str, optional: bool = False) -> list[dict]:
+def json_rows(spark, keyspace: str, table: str, optional: bool = False, of_keyspaces=None) -> list[dict]:
     """The rows of a small cluster table (schemas, generations) as JSON objects (``SELECT JSON``),
     through the connector's own session in the driver: its DataFrames see no system keyspace (the
-    Java driver's metadata leaves them out). [] for a missing ``optional`` table."""
+    Java driver's metadata leaves them out). [] for a missing ``optional`` table. ``of_keyspaces``:
+    only the partitions of these keyspaces (a schema table's key is ``keyspace_name``)."""
     import json
 
     from cdclake.cql.describe import maybe_quote
@@ -145,7 +146,9 @@ def json_rows(spark, keyspace: str, table: str, optional: bool = False) -> list[
     session = connector.openSession()
     try:
         try:
-            result = session.execute(f"SELECT JSON * FROM {maybe_quote(keyspace)}.{maybe_quote(table)}")
+            where = "" if of_keyspaces is None else " WHERE keyspace_name IN ({})".format(
+                ", ".join("'" + name.replace("'", "''") + "'" for name in sorted(of_keyspaces)))
+            result = session.execute(f"SELECT JSON * FROM {maybe_quote(keyspace)}.{maybe_quote(table)}{where}")
         except Exception as error:             # py4j's error: the driver's
             if optional and _missing_table(str(error)):
                 return []

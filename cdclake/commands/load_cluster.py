@@ -131,7 +131,7 @@ def _load_schema(spark, cluster, args) -> int:
     keyspaces = {name.partition(".")[0] for name in args.names}
 
     def rows(table, keyspace="system_schema", optional=False):
-        return [row for row in json_rows(spark, keyspace, table, optional) if row["keyspace_name"] in keyspaces]
+        return json_rows(spark, keyspace, table, optional, of_keyspaces=keyspaces)
 
     text = describe_keyspaces(rows("keyspaces"), rows("types"), rows("tables"), rows("columns"),
                               rows("scylla_tables", args.scylla_tables, optional=True),
