@@ -193,35 +193,31 @@ def _pull(spark, cluster, args, tables, schema) -> int:
 
 
 def _backfill(spark, cluster, args, schema) -> int:
-    """``--what backfill``: each named table's rows as the writes that write them again."""
+    """``--what backfill``: each named table's rows (a keyspace: each of its CDC tables') as the
+    writes that write them again."""
     from cdclake.cluster.backfill import base_rows
-    from cdclake.cluster.connection import ClusterError
     from cdclake.commands.load_store import load_clock, store_loads
-    from cdclake.cql.errors import CqlError
     from cdclake.cql.interpreter import catalog_of
     from cdclake.load import inputs
     from cdclake.load.schema_ddl import schema_ddl
-    from cdclake.load.snapshot_load import CHUNK_ROWS, values_load
+    from cdclake.load.snapshot_load import CHUNK_ROWS, RowWrites, values_load
     from cdclake.replay import now_micros
 
+    catalog = catalog_of(schema_ddl(*schema))
     status = 0
-    for name in args.names:
-        keyspace, _, table_name = name.partition(".")
-        existing = inputs.read_schema_records(spark)
-        try:
-            table = catalog_of(schema_ddl(*existing)).table(keyspace, table_name)
-        except CqlError:
-            raise ClusterError(f"{cluster.name}: no table {name} in the warehouse's schemas "
-                               "(--what schema loads them; a backfill names KEYSPACE.TABLE)") from None
+    for keyspace, table_name in _cdc_tables(cluster, args.names, schema[0]):
+        table, name = catalog.table(keyspace, table_name), f"{keyspace}.{table_name}"
         now_us = load_clock(spark, args, now_micros(), backfill=True)
+        backfill_us = now_us if args.backfill_time is None else args.backfill_time
+        row_writes = RowWrites(table, args.write_times, backfill_us)
         loads, last = [], inputs.last_write_id(spark)
         earlier = inputs.WarehouseWrites(spark)
-        for rows in base_rows(spark, table, existing[2], CHUNK_ROWS):
-            load = values_load(rows, table, f"{cluster.name} {name}", existing=existing, last_write_id=last,
-                               now_us=now_us, write_times=args.write_times,
-                               backfill_us=now_us if args.backfill_time is None else args.backfill_time,
-                               earlier_writes=earlier)
+        for rows, refused in base_rows(spark, table, schema[2], CHUNK_ROWS):
+            load = values_load(rows, table, f"{cluster.name} {name}", existing=schema, last_write_id=last,
+                               now_us=now_us, write_times=args.write_times, backfill_us=backfill_us,
+                               row_writes=row_writes, earlier_writes=earlier)
+            load.problems = refused + load.problems
             last = max((atom.write_id for atom in load.atoms), default=last)
             loads.append(load)
-        status = max(status, store_loads(spark, loads, existing, f"{cluster.name} {name}", "cluster"))
+        status = max(status, store_loads(spark, loads, schema, f"{cluster.name} {name}", "cluster"))
     return status

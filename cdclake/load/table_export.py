@@ -108,7 +108,7 @@ def row_values(row: list[str], fields: list[Field], table, where: str, *,
         entry = values.setdefault(field.column, {})
         if field.role == "value":
             if text == "":
-                if column.is_primary_key:
+                if column.is_primary_key and not (column.kind == "clustering" and _static_only(row, fields, table)):
                     errors.append(f"{at}: column {field.column} ({column.type}): empty, a key column needs a value")
                 continue
             literal = cql_literal(cqlsh_unescaped(text, column.type) if cqlsh_text else text, column.type)
@@ -119,13 +119,23 @@ def row_values(row: list[str], fields: list[Field], table, where: str, *,
                               f"{getattr(error, 'detail', error)}")
                 continue
             entry["literal"] = literal
-        elif text != "":
+        elif text == "":
+            if field.role == "ttl":
+                entry["ttl"] = 0          # read, and none: the cell has no TTL (not the table's default)
+        else:
             if not re.fullmatch(r"-?\d+", text) or (field.role == "ttl" and int(text) <= 0):
                 errors.append(f"{at}: {field.role}({field.column}): value {text!r} is not a "
                               f"{'positive number of seconds' if field.role == 'ttl' else 'timestamp in microseconds'}")
                 continue
             entry[field.role] = int(text)
     return values, errors
+
+
+def _static_only(row: list[str], fields: list[Field], table) -> bool:
+    """The row of a partition holding only static cells: every clustering column empty."""
+    clustering = {c.name for c in table.clustering}
+    return bool(table.static) and all(row[f.index].strip() == "" for f in fields
+                                      if f.role == "value" and f.column in clustering)
 
 
 def _whole_term(literal: str):

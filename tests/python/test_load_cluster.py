@@ -27,13 +27,12 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-import yaml
 from cassandra.util import SortedSet
-from conftest import REPO, free_port
+from conftest import free_port
+from scylla_system_tables import create_generation_tables, create_scylla_tables, example_history, set_cdc_options
 
 from cdclake.cql.interpreter import catalog_of
 from cdclake.cql.values import value_literal
-from cdclake.generations.cluster_history import parse_cluster_history
 from cdclake.generations.tablet_streams import tablet_stream_rows, tablets_tables_at_log_creation
 from cdclake.load.log_load import _log_table_ddl
 from cdclake.load.schema_ddl import schema_ddl
@@ -110,34 +109,21 @@ def live(shared_replay, cassandra_server, tmp_path_factory):
     session = cluster.connect()
     execute_all(session, cassandra_ddl(ours, own_columns, own_types))
     session.execute("CREATE TABLE exports.plain (k int PRIMARY KEY, v text)")
-    for keyspace in (META, DIST, SYSTEM):
-        session.execute(f"CREATE KEYSPACE {keyspace} WITH replication = "
-                        "{'class': 'SimpleStrategy', 'replication_factor': 1}")
-    session.execute(f"CREATE TABLE {META}.scylla_tables (keyspace_name text, table_name text, cdc map<text, text>, "
-                    "tablets map<text, text>, PRIMARY KEY (keyspace_name, table_name))")
-    session.execute(f"CREATE TABLE {META}.scylla_keyspaces (keyspace_name text PRIMARY KEY, initial_tablets int)")
+    create_scylla_tables(session, META)
     newest = {}
     for table in ours:
         newest[(table.keyspace_name, table.table_name)] = table
     for table in newest.values():
-        session.execute(f"INSERT INTO {META}.scylla_tables (keyspace_name, table_name, cdc) VALUES (%s, %s, %s)",
-                        (table.keyspace_name, table.table_name,
-                         {"enabled": str(table.cdc_enabled).lower(), "preimage": table.cdc_preimage,
-                          "postimage": str(table.cdc_postimage).lower(), "delta": table.cdc_delta,
-                          "ttl": str(table.cdc_ttl_seconds)}))
+        set_cdc_options(session, META, table.keyspace_name, table.table_name, enabled=table.cdc_enabled,
+                        preimage=table.cdc_preimage, postimage=table.cdc_postimage, delta=table.cdc_delta,
+                        ttl=table.cdc_ttl_seconds)
     session.execute(f"INSERT INTO {META}.scylla_keyspaces (keyspace_name, initial_tablets) VALUES ('exports_tablets', 2)")
     # the example cluster's generations; the tablets table's stream sets from the same history
-    history = parse_cluster_history(yaml.safe_load((REPO / "examples" / "cluster_history.yml").read_text()))
-    session.execute(f"CREATE TABLE {DIST}.cdc_generation_timestamps (key text, time timestamp, expired timestamp, "
-                    "PRIMARY KEY (key, time))")
-    session.execute(f"CREATE TABLE {DIST}.cdc_streams_descriptions_v2 (time timestamp, range_end bigint, "
-                    "streams frozen<set<blob>>, PRIMARY KEY (time, range_end))")
+    history = example_history()
     generations = history.generations()
-    for ts, entries in generations:
-        session.execute(f"INSERT INTO {DIST}.cdc_generation_timestamps (key, time) VALUES ('timestamps', %s)", (ts,))
-        for entry in entries:
-            session.execute(f"INSERT INTO {DIST}.cdc_streams_descriptions_v2 (time, range_end, streams) "
-                            "VALUES (%s, %s, %s)", (ts, entry.token_range_end, set(entry.streams)))
+    create_generation_tables(session, DIST, generations)
+    session.execute(f"CREATE KEYSPACE {SYSTEM} WITH replication = "
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
     session.execute(f"CREATE TABLE {SYSTEM}.cdc_streams (keyspace_name text, table_name text, timestamp timestamp, "
                     "stream_state tinyint, stream_id blob, PRIMARY KEY ((keyspace_name, table_name), timestamp, "
                     "stream_state, stream_id))")
@@ -285,9 +271,7 @@ def test_a_backfill_from_the_cluster_writes_what_the_snapshot_of_its_export_does
     session.execute(f"CREATE KEYSPACE {BACKFILL} WITH replication = "
                     "{'class': 'NetworkTopologyStrategy', 'replication_factor': 1}")
     session.execute(f"CREATE TABLE {BACKFILL}.t (k int, c int, v text, n bigint, s set<int>, PRIMARY KEY (k, c))")
-    session.execute(f"INSERT INTO {META}.scylla_tables (keyspace_name, table_name, cdc) VALUES "
-                    f"('{BACKFILL}', 't', {{'enabled': 'true', 'preimage': 'false', 'postimage': 'false', "
-                    "'delta': 'full', 'ttl': '86400'})")
+    set_cdc_options(session, META, BACKFILL, "t")
     for k in range(6):
         session.execute(f"INSERT INTO {BACKFILL}.t (k, c, v, s) VALUES (%s, 1, %s, {{1, 2}}) "
                         f"USING TIMESTAMP {1_700_000_000_000_000 + k} AND TTL {86400 * (k + 1)}",

@@ -363,6 +363,126 @@ def test_a_snapshot_loads_in_chunks_as_in_one_piece():
     assert sorted({a.write_id for a in chunked.atoms}) == list(range(11, 21))
 
 
+# backfills of statics, null frozen collections and cells without TTL (the shared path of
+# `cdclake load snapshot` and `cdclake load cluster --what backfill`)
+BACKFILLED = """\
+CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};
+CREATE TABLE ks.t (pk int, ck int, s text static, v int, PRIMARY KEY (pk, ck)) WITH cdc = {'enabled': true};
+CREATE TABLE ks.p (id int PRIMARY KEY, name text, hist frozen<list<int>>) WITH cdc = {'enabled': true};
+CREATE TABLE ks.d (k int PRIMARY KEY, v int) WITH default_time_to_live = 400000 AND cdc = {'enabled': true};
+"""
+
+
+def backfilled(table: str, export: str, **options):
+    _, existing = schema_records(BACKFILLED)
+    return load_snapshot_text(export, "b.csv", "ks", table, existing=existing, last_write_id=10, now_us=NOW_US,
+                              write_times="original", **options)
+
+
+def written(statements: str):
+    _, existing = schema_records(BACKFILLED)
+    load = load_cql_text(statements, "w.cql", now_us=NOW_US, step_us=0, existing=existing, last_write_id=10)
+    assert not load.problems
+    return load.atoms
+
+
+def test_a_partition_of_static_cells_alone_is_backfilled_by_its_partition_key():
+    load = backfilled("t", "pk,ck,s,v,writetime(s),writetime(v)\n1,,x,,1000,\n")
+    assert not load.problems
+    assert load.atoms == written("INSERT INTO ks.t (pk, s) VALUES (1, 'x') USING TIMESTAMP 1000;")
+
+
+def test_static_cells_are_written_once_per_partition_at_their_own_time():
+    """Statics newer than the rows: one static write restricted by the partition key (ScyllaDB
+    refuses an UPDATE of statics alone that names the clustering key), not one per row."""
+    export = ("pk,ck,s,v,writetime(s),writetime(v)\n"
+              "1,1,x,5,2000,1000\n1,2,x,6,2000,1500\n2,1,y,7,500,900\n")
+    load = backfilled("t", export)
+    assert not load.problems
+    chunked = backfilled("t", export, chunk_rows=1)      # partition 1's rows in two chunks: its statics once
+    assert sorted((a.partition_key, a.write_timestamp, a.value) for a in chunked.atoms if a.column_name == "s") == \
+        [('{"pk":1}', 2000, '"x"'), ('{"pk":2}', 500, '"y"')]
+    assert load.atoms == written(
+        "INSERT INTO ks.t (pk, s) VALUES (2, 'y') USING TIMESTAMP 500;\n"
+        "INSERT INTO ks.t (pk, ck, v) VALUES (2, 1, 7) USING TIMESTAMP 900;\n"
+        "INSERT INTO ks.t (pk, ck, v) VALUES (1, 1, 5) USING TIMESTAMP 1000;\n"
+        "INSERT INTO ks.t (pk, ck, v) VALUES (1, 2, 6) USING TIMESTAMP 1500;\n"
+        "INSERT INTO ks.t (pk, s) VALUES (1, 'x') USING TIMESTAMP 2000;\n")
+
+
+def test_a_cell_without_ttl_in_a_table_with_a_default_ttl_is_written_with_ttl_0():
+    load = backfilled("d", "k,v,writetime(v),ttl(v)\n1,5,1000,\n2,6,1000,300\n")
+    assert load.atoms == written("INSERT INTO ks.d (k, v) VALUES (1, 5) USING TIMESTAMP 1000 AND TTL 0;\n"
+                                 "INSERT INTO ks.d (k, v) VALUES (2, 6) USING TIMESTAMP 1000 AND TTL 300;\n")
+    assert [a.ttl_seconds for a in load.atoms if a.column_name == "v"] == [None, 300]
+    unknown = backfilled("d", "k,v,writetime(v)\n1,5,1000\n")      # no ttl(v) read: the default applies
+    assert [a.ttl_seconds for a in unknown.atoms if a.column_name == "v"] == [400000]
+
+
+def test_a_row_no_write_can_give_is_refused_alone_with_its_key():
+    export = "pk,ck,s,v,writetime(v)\n1,,,,\n3,,x,,\n2,1,,5,1000\n"
+    load = backfilled("t", export)
+    assert load.problems == ["b.csv:2: key (pk = 1, ck = null): no clustering key and no static value"]
+    assert {a.partition_key for a in load.atoms} == {'{"pk":3}', '{"pk":2}'}
+
+
+class ConnectorRows:
+    """What ``spark.sql(query).toLocalIterator()`` gives the backfill, from tuples in memory."""
+
+    def __init__(self, rows):
+        self.rows, self.queries = rows, []
+
+    def sql(self, query):
+        self.queries.append(query)
+        return self
+
+    def toLocalIterator(self):
+        return iter(self.rows)
+
+
+def test_a_null_frozen_collection_read_as_an_empty_one_is_backfilled_as_null():
+    """The connector reads a null collection as empty: an empty frozen collection is a value
+    only with a write time."""
+    from cdclake.cluster.backfill import base_rows
+    from cdclake.cql.interpreter import catalog_of
+
+    _, existing = schema_records(BACKFILLED)
+    table = catalog_of(BACKFILLED).table("ks", "p")
+    rows = ConnectorRows([(1, [], "a", None, None, 1000, None), (2, [], None, 1200, 50, None, None)])
+    ((chunk, refused),) = base_rows(rows, table, existing[2], 100)
+    assert rows.queries == ["select id, hist, name, writetime(hist), ttl(hist), writetime(name), ttl(name) "
+                            "from cdclake_cluster.ks.p"]
+    assert not refused
+    assert chunk == [("ks.p row 1", {"id": {"literal": "1", "value": 1},
+                                     "name": {"literal": "'a'", "value": "a", "writetime": 1000, "ttl": 0},
+                                     "hist": {"ttl": 0}}),
+                     ("ks.p row 2", {"id": {"literal": "2", "value": 2},
+                                     "name": {"ttl": 0},
+                                     "hist": {"literal": "[]", "value": {"list": []}, "writetime": 1200, "ttl": 50}})]
+    load = values_load_of(chunk, table, existing)
+    assert load.atoms == written("INSERT INTO ks.p (id, name) VALUES (1, 'a') USING TIMESTAMP 1000;\n"
+                                 "INSERT INTO ks.p (id, hist) VALUES (2, []) USING TIMESTAMP 1200 AND TTL 50;\n")
+
+
+def test_a_row_the_backfill_cannot_read_is_refused_alone_with_its_key():
+    from cdclake.cluster.backfill import base_rows
+    from cdclake.cql.interpreter import catalog_of
+
+    _, existing = schema_records(BACKFILLED)
+    table = catalog_of(BACKFILLED).table("ks", "p")
+    rows = ConnectorRows([(1, None, "a", None, None, 1000, None), (2, ["x"], "b", 1200, None, None, None)])
+    ((chunk, refused),) = base_rows(rows, table, existing[2], 100)
+    assert [where for where, _ in chunk] == ["ks.p row 1"]
+    assert len(refused) == 1 and refused[0].startswith("ks.p row 2: key (id = 2): a value cannot be read (")
+
+
+def values_load_of(rows, table, existing):
+    from cdclake.load.snapshot_load import values_load
+
+    return values_load(rows, table, "cluster", existing=existing, last_write_id=10, now_us=NOW_US,
+                       write_times="original", backfill_us=NOW_US)
+
+
 # `cdclake load log`: metrics.sensors' log as cqlsh COPY TO prints it (test_imported_log exports
 # whole logs with cqlsh's own formatter and compares what they build)
 LOG_HEADER = ("cdc$stream_id,cdc$time,cdc$batch_seq_no,attrs,cdc$deleted_attrs,cdc$deleted_elements_attrs,"
