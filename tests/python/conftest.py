@@ -1,4 +1,4 @@
-"""Shared fixtures: the acceptance material in ../shared and ONE Spark session per test run."""
+"""Shared fixtures: the acceptance material (tests/data/) and ONE Spark session per test run."""
 from __future__ import annotations
 
 import json
@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared"
-ACCEPTANCE = SHARED / "acceptance"
+TEST_DATA = REPO / "tests" / "data"      # the documentation cases and the math vectors (tests/data/README.md)
 # the cdclake commands the tests run share one class archive (cdclake/session/jvm_archive.py), in the
 # repository's target folder rather than the user's cache
 os.environ.setdefault("CDCLAKE_JVM_ARCHIVE_DIR", str(REPO / "target" / "jvm"))
@@ -24,21 +23,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def load_shared_json(name: str) -> dict:
-    path = ACCEPTANCE / name
-    if not path.exists():
-        pytest.fail(f"{path} is missing: the acceptance material must sit in ../shared beside the repo")
-    return json.loads(path.read_text())
+def test_data(name: str) -> dict:
+    return json.loads((TEST_DATA / name).read_text())
 
 
 @pytest.fixture(scope="session")
 def math_vectors() -> list[dict]:
-    return load_shared_json("vectors_math.json")["vectors"]
+    return test_data("vectors_math.json")["vectors"]
 
 
 @pytest.fixture(scope="session")
 def docs_cases() -> dict:
-    return load_shared_json("cases_docs.json")
+    return test_data("cases_docs.json")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""The 51 documentation cases of ../shared/acceptance/cases_docs.json, through `cdclake replay`.
+"""The 51 documentation cases of tests/data/cases_docs.json, through `cdclake replay`.
 
 All cases share ONE replay (conftest's `shared_replay`): each gets its own keyspace (`ks` -> `ks_<n>`), its statements get
 consecutive client-clock timestamps, and the expected `cdc$time` expressions (`t1`, `T+1`, ...)
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from conftest import ACCEPTANCE
+from conftest import TEST_DATA
 
-CASES = json.loads((ACCEPTANCE / "cases_docs.json").read_text())["cases"]
+CASES = json.loads((TEST_DATA / "cases_docs.json").read_text())["cases"]
 NOW_US = 1_700_000_000_000_000
 STEP_US = 1000
 UUID_EPOCH_OFFSET = 0x01B21DD213814000

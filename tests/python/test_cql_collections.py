@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from pathlib import Path
 
 import pytest
+from conftest import TEST_DATA
 
 from cdclake.cql import run_script
 from cdclake.cql.list_keys import REFERENCE_TIME_MICROS, SPOOF_NODE, list_key
@@ -15,7 +15,7 @@ from cdclake.cql.list_keys import REFERENCE_TIME_MICROS, SPOOF_NODE, list_key
 NOW = 1_700_000_000_000_000
 STEP = 1000
 KEYSPACE = "CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};\n"
-CASES_PATH = Path(__file__).resolve().parents[3] / "shared" / "acceptance" / "cases_docs.json"
+CASES_PATH = TEST_DATA / "cases_docs.json"
 MAP_TABLE = "CREATE TABLE ks.t (pk int, ck int, v map<int, text>, PRIMARY KEY (pk, ck));"
 LIST_TABLE = "CREATE TABLE ks.t (pk int, ck int, v list<int>, PRIMARY KEY (pk, ck));"
 UDT_TABLE = "CREATE TYPE ks.ut (a int, b int, c int); CREATE TABLE ks.t (pk int, ck int, v ut, PRIMARY KEY (pk, ck));"

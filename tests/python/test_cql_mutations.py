@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
+from conftest import TEST_DATA
 
 from cdclake.cql import CqlUnsupportedError, run_script
 
@@ -13,7 +13,7 @@ NOW = 1_700_000_000_000_000
 STEP = 1000
 KEYSPACE = "CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};\n"
 TABLE = "CREATE TABLE ks.t (pk int, ck int, s int static, v int, w text, PRIMARY KEY (pk, ck));\n"
-CASES_PATH = Path(__file__).resolve().parents[3] / "shared" / "acceptance" / "cases_docs.json"
+CASES_PATH = TEST_DATA / "cases_docs.json"
 
 _SHOWN = ("atom_kind", "partition_key", "clustering_key", "column_name", "is_live", "value", "ttl_seconds",
           "range_start", "range_start_inclusive", "range_end", "range_end_inclusive")

@@ -3,21 +3,16 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
+from conftest import TEST_DATA
 
 from cdclake.cql import ast
 from cdclake.cql.errors import CqlSyntaxError
 from cdclake.cql.parser import parse_script, parse_statement
 
-CASES_PATH = Path(__file__).resolve().parents[3] / "shared" / "acceptance" / "cases_docs.json"
-
-
 def docs_cases() -> list[dict]:
-    if not CASES_PATH.exists():
-        pytest.fail(f"{CASES_PATH} is missing: the acceptance material must sit in ../shared beside the repo")
-    return json.loads(CASES_PATH.read_text())["cases"]
+    return json.loads((TEST_DATA / "cases_docs.json").read_text())["cases"]
 
 
 def with_concrete_timestamps(cql: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from _shared_paths import SHARED
+from conftest import TEST_DATA
 
 from cdclake import cli
 from cdclake.project.databricks_udfs import HANDLER, module_source, uc_functions
@@ -146,7 +146,7 @@ def test_ddl_bodies_inline_the_python_udfs_sources_verbatim(rendered_ddl):
 
 # ---- the bodies compute what the local UDFs compute ----------------------------------------
 
-VECTORS = json.loads((SHARED / "acceptance" / "vectors_math.json").read_text())["vectors"]
+VECTORS = json.loads((TEST_DATA / "vectors_math.json").read_text())["vectors"]
 MIN_TOKEN, MAX_TOKEN = -(1 << 63), (1 << 63) - 1
 
 

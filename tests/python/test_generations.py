@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from _shared_paths import SHARED
+from conftest import TEST_DATA
 
 from cdclake.generations.vnodes import (
     DEFAULT_IGNORE_MSB,
@@ -25,7 +25,7 @@ from cdclake.generations.vnodes import (
 from python_udfs.sharding import shard_of
 from python_udfs.stream_ids import decode_stream_id
 
-VECTORS = json.loads((SHARED / "acceptance" / "vectors_math.json").read_text())["vectors"]
+VECTORS = json.loads((TEST_DATA / "vectors_math.json").read_text())["vectors"]
 GENERATION_VECTORS = [v for v in VECTORS if v["function"] == "make_new_generation_description"]
 LOOKUP_VECTORS = [v for v in VECTORS if v["function"] == "topology_description_get_stream"]
 

@@ -1,4 +1,4 @@
-"""The remaining vectors of ../shared/acceptance/vectors_math.json: ``token_midpoint``,
+"""The remaining vectors of tests/data/vectors_math.json: ``token_midpoint``,
 ``limit_number_of_streams_if_needed``, ``new_generation_timestamp`` (docs/scylla/math.md §4),
 ``cdc_metadata_get_stream`` (§6) and ``v1_rewrite_selection`` (§7.3), one test case per vector id.
 ``test_every_oracle_vector_is_covered`` fails if a vector of these functions has no test."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from _shared_paths import SHARED
+from conftest import TEST_DATA
 
 from cdclake.generations import admission
 from cdclake.generations.admission import cdc_metadata_get_stream, format_timestamp, streams_available
@@ -26,7 +26,7 @@ from cdclake.generations.vnodes import (
 from python_udfs.sharding import shard_of, token_midpoint
 from python_udfs.stream_ids import decode_stream_id
 
-VECTORS = json.loads((SHARED / "acceptance" / "vectors_math.json").read_text())["vectors"]
+VECTORS = json.loads((TEST_DATA / "vectors_math.json").read_text())["vectors"]
 EXPECTED_COUNTS = {"token_midpoint": 3, "limit_number_of_streams_if_needed": 5, "new_generation_timestamp": 3,
                    "cdc_metadata_get_stream": 22, "v1_rewrite_selection": 6}
 

@@ -1,6 +1,6 @@
-"""Every token/shard/stream-id vector of ../shared/acceptance/vectors_math.json (docs/scylla/math.md §1-§3).
+"""Every token/shard/stream-id vector of tests/data/vectors_math.json (docs/scylla/math.md §1-§3).
 
-The vectors are read from the shared file when the tests are collected; each one is a test case
+The vectors are read from tests/data/vectors_math.json when the tests are collected; each one is a test case
 named by its id. ``test_every_vector_is_covered`` fails if a vector of a covered function
 has no test (nothing is skipped silently) and prints the count per function.
 """
@@ -14,7 +14,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from _shared_paths import SHARED
+from conftest import TEST_DATA
 from python_udfs.cql_values import loads_json
 from python_udfs.murmur3 import murmur3_token, murmur3_tokens, normalize_token
 from python_udfs.sharding import (
@@ -27,7 +27,7 @@ from python_udfs.stream_ids import (
 )
 from python_udfs.tokens import routing_key_of_partition_key, token_of_partition_key
 
-VECTORS = json.loads((SHARED / "acceptance" / "vectors_math.json").read_text())["vectors"]
+VECTORS = json.loads((TEST_DATA / "vectors_math.json").read_text())["vectors"]
 
 
 def vectors_of(function: str) -> list:
