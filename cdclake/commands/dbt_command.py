@@ -116,6 +116,7 @@ def run_dbt(args: list[str]) -> int:
     """Run a dbt command in this process on the session it needs; its exit status."""
     from cdclake.project import dbt, unchanged_inputs
 
+    args = dbt.with_batch_exclusion(args)      # a user's selection adds to the default selector's
     command = dbt_command(args)
     if "--help" in args or "-h" in args:          # dbt's help: no session, no inputs, no project
         from dbt.cli.main import dbtRunner

@@ -64,12 +64,15 @@ def run_statement(spark, text: str, out_format: str, limit: int) -> int:
     query = query_of(text)
     try:
         frame = spark.sql(query)
-        rows = frame.limit(limit + 1).collect() if limit else frame.collect()
+        types = [field.dataType for field in frame.schema.fields]
+        ordered = with_ordered_maps(frame)
+        rows = ordered.limit(limit + 1).collect() if limit else ordered.collect()
     except (PySparkException, Py4JJavaError) as error:
         print(f"error: {first_line(error)}", file=sys.stderr)
         return 1
     more = bool(limit) and len(rows) > limit
-    records = [{name: plain(value) for name, value in zip(frame.columns, row)} for row in rows[:limit or None]]
+    records = [{name: plain(restored(value, data_type)) for name, value, data_type in zip(frame.columns, row, types)}
+               for row in rows[:limit or None]]
     if out_format == "jsonl":
         for line in output.jsonl_lines(records):
             print(line)
@@ -151,6 +154,65 @@ def plain(value):
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return str(value)
+
+
+def with_ordered_maps(frame):
+    """``frame`` with each map (at any depth) as its entries' array: PySpark collects a map into
+    a hash map, which loses the order the table holds its entries in (CQL's); ``restored`` turns
+    the entries back into a map, in that order. A frame without maps is returned as it is."""
+    from pyspark.sql import functions as F
+
+    columns = [F.col(f"`{field.name}`") for field in frame.schema.fields]
+    if not any(_has_map(field.dataType) for field in frame.schema.fields):
+        return frame
+    return frame.select(*(_entries(column, field.dataType).alias(field.name)
+                          for column, field in zip(columns, frame.schema.fields)))
+
+
+def _has_map(data_type) -> bool:
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.MapType):
+        return True
+    if isinstance(data_type, T.ArrayType):
+        return _has_map(data_type.elementType)
+    if isinstance(data_type, T.StructType):
+        return any(_has_map(field.dataType) for field in data_type.fields)
+    return False
+
+
+def _entries(column, data_type):
+    """The column expression of ``with_ordered_maps`` for a value of ``data_type``."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if not _has_map(data_type):
+        return column
+    if isinstance(data_type, T.MapType):
+        return F.transform(F.map_entries(column), lambda entry: F.struct(
+            _entries(entry["key"], data_type.keyType).alias("key"),
+            _entries(entry["value"], data_type.valueType).alias("value")))
+    if isinstance(data_type, T.ArrayType):
+        return F.transform(column, lambda element: _entries(element, data_type.elementType))
+    return F.when(column.isNull(), F.lit(None)).otherwise(F.struct(
+        *(_entries(column[field.name], field.dataType).alias(field.name) for field in data_type.fields)))
+
+
+def restored(value, data_type):
+    """A value collected from ``with_ordered_maps``'s frame as the original column's: each map an
+    ordered dict of its entries."""
+    from pyspark.sql import types as T
+
+    if value is None or not _has_map(data_type):
+        return value
+    if isinstance(data_type, T.MapType):
+        return {restored(entry["key"], data_type.keyType): restored(entry["value"], data_type.valueType)
+                for entry in value}
+    if isinstance(data_type, T.ArrayType):
+        return [restored(element, data_type.elementType) for element in value]
+    from pyspark.sql import Row
+
+    return Row(**{field.name: restored(value[field.name], field.dataType) for field in data_type.fields})
 
 
 def first_line(error: Exception) -> str:

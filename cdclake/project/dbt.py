@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 
 from cdclake import settings
-from cdclake.project.dbt_args import cli_vars, option_value, project_dir_of, target_name  # noqa: F401
+from cdclake.project.dbt_args import cli_vars, option_value, project_dir_of, target_name, with_batch_exclusion  # noqa: F401
 from cdclake.settings import EMBEDDED_TARGET, PROFILES_DIR, PROJECT_DIR, target_dir
 
 

@@ -33,3 +33,23 @@ def cli_vars(args: list[str]) -> dict:
 def project_dir_of(args: list[str]) -> Path:
     """The dbt project a command runs on: ``--project-dir``, else cdclake's."""
     return Path(option_value(args, "--project-dir") or PROJECT_DIR)
+
+
+# what the project's default selector (selectors.yml) leaves out of the commands that select nodes
+WHOLE_TABLE_CHECKS = "tag:whole_table"
+SELECTING_COMMANDS = ("build", "run", "test", "ls", "list")
+USER_SELECTION_FLAGS = ("--select", "-s", "--models", "-m", "--exclude")
+
+
+def with_batch_exclusion(args: list[str]) -> list[str]:
+    """``args`` with the default selector's exclusion of the whole-table checks added to a
+    selection of the user's: dbt applies no default selector to a command given ``--select`` or
+    ``--exclude``, so without it ``cdclake build --exclude X`` would run them. Unchanged for a
+    ``--selector``, or a selection that names the checks (``cdclake test --select tag:whole_table``)."""
+    if not args or args[0] not in SELECTING_COMMANDS or option_value(args, "--selector") is not None:
+        return list(args)
+    if not any(arg in USER_SELECTION_FLAGS or arg.split("=", 1)[0] in USER_SELECTION_FLAGS for arg in args):
+        return list(args)
+    if any(WHOLE_TABLE_CHECKS.split(":", 1)[1] in arg for arg in args):
+        return list(args)
+    return [*args, "--exclude", WHOLE_TABLE_CHECKS]

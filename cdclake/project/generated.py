@@ -33,16 +33,45 @@ def generated_dir(project_dir: Path = PROJECT_DIR) -> Path:
 
 def point_dbt_at(project_dir: Path = PROJECT_DIR) -> Path:
     """Set ``CDCLAKE_GENERATED_DIR`` for a dbt command on ``project_dir``, with the UDF macros
-    written there (every model needs their names); returns the folder. Inside the project it is
-    given relative to it, so that every scratch copy of the project names the same one (dbt
-    parses a project again in full when a variable its dbt_project.yml reads changed)."""
+    written there (every model needs their names); returns the folder. It is given relative to
+    the project, so that every scratch copy of the project names the same one (dbt parses a
+    project again in full when a variable its dbt_project.yml reads changed) and dbt writes the
+    compiled SQL of the generated files' tests under its target folder: dbt joins a node's file
+    path to the target folder, and an absolute one (a warehouse outside the checkout) would put
+    a test's SQL inside its yml file's path (``Not a directory``). A folder outside the project
+    is reached through a link in the project's ``target/warehouses/`` (``project_link``)."""
     folder = generated_dir(project_dir)
+    write_udf_macros(folder)
     try:
         os.environ[GENERATED_DIR_ENV] = str(folder.relative_to(Path(project_dir)))
     except ValueError:           # a target folder elsewhere (CDCLAKE_TARGET_DIR)
-        os.environ[GENERATED_DIR_ENV] = str(folder.resolve())
-    write_udf_macros(folder)
+        link = project_link(Path(project_dir), folder)
+        os.environ[GENERATED_DIR_ENV] = str(link.relative_to(Path(project_dir)) if link else folder.resolve())
     return folder
+
+
+WAREHOUSE_LINKS = Path("target") / "warehouses"
+
+
+def project_link(project_dir: Path, folder: Path) -> Path | None:
+    """A symbolic link in ``project_dir``'s ``target/warehouses/`` to ``folder`` (one per folder:
+    its name hashes the folder's path), made when missing; None where none can be made (a
+    read-only checkout: dbt is then given the absolute path)."""
+    import hashlib
+
+    folder = folder.resolve()
+    link = project_dir / WAREHOUSE_LINKS / hashlib.sha1(str(folder).encode()).hexdigest()[:16]
+    try:
+        if link.is_symlink() and Path(os.readlink(link)) == folder:
+            return link
+        link.parent.mkdir(parents=True, exist_ok=True)
+        temporary = link.with_name(f"{link.name}.{os.getpid()}")
+        temporary.unlink(missing_ok=True)
+        temporary.symlink_to(folder, target_is_directory=True)
+        os.replace(temporary, link)          # two processes making it: one link wins, the same
+        return link
+    except OSError:
+        return None
 
 
 def write_udf_macros(folder: Path) -> None:

@@ -25,14 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdclake import settings
-from cdclake.project.dbt_args import option_value
+from cdclake.project.dbt_args import WHOLE_TABLE_CHECKS, option_value
 
 log = logging.getLogger("cdclake")
 
 RECORD_NAME = "cdclake_unchanged_inputs.json"
 SLOW_MOVING = "when_changed"             # sources' meta `cdclake_rebuild`
-# what the project's default selector (selectors.yml) leaves out, which an --exclude of our own replaces
-WHOLE_TABLE_CHECKS = "tag:whole_table"
 ABSENT = "absent"                        # the version of an input table that is not there
 WRITING_COMMANDS = ("build", "run", "seed", "snapshot")
 SELECTION_FLAGS = ("--select", "-s", "--models", "-m", "--exclude", "--selector", "--resource-type",

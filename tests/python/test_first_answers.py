@@ -147,3 +147,26 @@ def test_the_package_has_no_import_cycles():
 
     cycles = [" -> ".join(c) for c in map(cycle_from, sorted(modules)) if c]
     assert not cycles, cycles
+
+
+def test_sql_prints_a_maps_entries_in_the_order_the_table_holds_them(spark, capsys):
+    """Keys in CQL order (text: by their bytes), whose hash order differs: PySpark collects a map
+    into a hash map, `cdclake sql` keeps the table's order, at any depth, in both formats."""
+    import json
+
+    from cdclake.commands.sql import run_statement
+
+    keys = sorted(f"k{n:02d}{chr(97 + n % 26)}" for n in range(30))
+    spark.createDataFrame([(1,)], "id int").selectExpr(
+        "id", f"map_from_arrays(array({', '.join(repr(k) for k in keys)}), sequence(0, {len(keys) - 1})) as attrs",
+        "array(map('green', 1, 'red', 0)) as nested", "named_struct('m', map('b', 2, 'a', 1)) as inside",
+    ).createOrReplaceTempView("ordered_maps")
+    hashed = list(spark.table("ordered_maps").first().attrs)
+    assert hashed != keys, "the keys' hash order is their order: the test would not tell"
+    assert run_statement(spark, "select * from ordered_maps", "jsonl", 10) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert [key for key, _ in row["attrs"]] == keys
+    assert row["nested"] == [[["green", 1], ["red", 0]]] and row["inside"] == {"m": [["b", 2], ["a", 1]]}
+    assert run_statement(spark, "select attrs from ordered_maps", "table", 10) == 0
+    printed = capsys.readouterr().out
+    assert printed.index('"k00a"') < printed.index('"k01b"') < printed.index('"k29d"')

@@ -222,3 +222,18 @@ def test_a_commit_after_a_builds_start_is_seen(spark):
     spark.range(2).write.mode("append").format("delta").saveAsTable(relation)
     assert unchanged_inputs.committed_since(spark, [relation], started_ms)
     spark.sql(f"drop table {relation}")
+
+
+@pytest.mark.parametrize("args, added", [
+    (["build", "--exclude", "x"], True),                   # dbt would drop the default selector
+    (["build", "--select", "marts", "--vars", "{a: 1}"], True),
+    (["test", "-s=assert_x"], True),
+    (["build"], False),                                     # the default selector applies
+    (["build", "--selector", "batch"], False),
+    (["test", "--select", "tag:whole_table"], False),       # named: the user wants them
+    (["seed", "--select", "x"], False),
+])
+def test_a_users_selection_adds_to_the_default_exclusion_of_the_whole_table_checks(args, added):
+    from cdclake.project.dbt_args import WHOLE_TABLE_CHECKS, with_batch_exclusion
+
+    assert with_batch_exclusion(args) == (args + ["--exclude", WHOLE_TABLE_CHECKS] if added else args)
