@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: java browser jars cassandra-jars cassandra setup demo test test-unit replay-example seeds lint check docs docs-serve report bench bench-pipeline bench-replay bench-cluster clean
+.PHONY: java browser jars cassandra-jars cassandra setup demo test test-unit replay-example seeds lint check docs docs-serve report bench bench-pipeline bench-replay bench-startup bench-cluster clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,11 @@ bench-pipeline: java $(STAMP) jars
 ## A three-statement `cdclake replay`, new process each run, against a bare Spark session's start.
 bench-replay: java $(STAMP) jars
 	cd bench && ../$(BIN)/python bench_replay.py 2>/dev/null
+
+## The example's commands as a user waits for them (each a new process), against BASELINE (another checkout, set up).
+BASELINE ?=
+bench-startup: java $(STAMP) jars
+	cd bench && ../$(BIN)/python bench_startup.py "$(BASELINE)" 2>/dev/null
 
 ## A CDC log pull from a Cassandra node (ROWS log rows, default 200000) against a plain connector read of it.
 ROWS ?= 200000

@@ -40,8 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     from cdclake.session.spark import JavaMissingError
     from cdclake.session.target_lock import TargetInUseError
 
+    from cdclake.session.target_lock import finished
+
     try:
-        return commands.run(args)
+        status = commands.run(args)
+        if status == 0:
+            finished()          # the next session on its warehouse need not tidy after it
+        return status
     except JavaMissingError as e:
         print(f"error: {e}", file=sys.stderr)
         return 3

@@ -132,8 +132,7 @@ def replay_session(workspace: Path):
 
     claim_replay_workspace(workspace)    # with a session in this process, create_session returns it
     return create_session(workspace / "warehouse", app_name="cdclake-replay",
-                          conf={"spark.sql.catalogImplementation": "in-memory", **SMALL_DATA_CONF},
-                          java_options="-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m")
+                          conf={"spark.sql.catalogImplementation": "in-memory", **SMALL_DATA_CONF}, small_data=True)
 
 
 def warehouse_schema(spark, warehouse: Path | None = None) -> tuple[list, list, list]:

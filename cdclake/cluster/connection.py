@@ -108,6 +108,20 @@ def cluster_from_options(address: str, credentials: Path | None = None, *, ssl: 
     return Cluster(hosts, port, given.get("username"), given.get("password"), tuple(sorted(options.items())))
 
 
+def check_reachable(cluster: Cluster, timeout_s: float = 5.0) -> None:
+    """Raise ``ClusterError`` unless a contact point accepts a connection on the cluster's port:
+    said before Spark starts (the connector would say it some 15 s later)."""
+    import socket
+
+    for host in cluster.hosts:
+        try:
+            socket.create_connection((host, cluster.port), timeout=timeout_s).close()
+            return
+        except OSError:
+            continue
+    raise ClusterError(f"{cluster.name}: the cluster cannot be reached")
+
+
 def connector_jars() -> tuple[Path, ...]:
     """The connector's jars and cdclake's data source for log tables (java/log-source)."""
     jars = tuple(sorted(CONNECTOR_JARS_DIR.glob("*.jar")))

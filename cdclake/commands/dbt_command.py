@@ -3,6 +3,7 @@ the log models written first, a build's unchanged inputs left out, each table's 
 finishes, and a summary that accounts for every write."""
 from __future__ import annotations
 
+import json
 import sys
 
 from cdclake.settings import target_dir
@@ -15,11 +16,24 @@ COMMANDS_WITH_SUMMARY = {"build", "run"}
 BATCH_MODEL = "int_build_batch"    # the node that opens a build's batch: it runs when an input moved
 
 
+SUMMARY_FILE = "cdclake_build_summary.json"    # the warehouse's totals as the last summary printed them
+
+
 def print_build_summary(spark, result=None, args: list[str] = ()) -> None:
     """What a build produced: writes in and their fate, log rows per table and operation. A
     build that ran no batch (no input moved since the last one: ``result``, dbt's, has no
     BATCH_MODEL) or whose batch found no new write says so; a full refresh (``args``) says that
-    it replaced the batch history."""
+    it replaced the batch history. A build that ran no node at all prints the warehouse's totals
+    as the last summary left them (SUMMARY_FILE), asking Spark nothing."""
+    from cdclake.project.unchanged_inputs import NoNodeRan
+
+    summary_file = target_dir() / SUMMARY_FILE
+    if isinstance(result, NoNodeRan) and summary_file.exists():
+        saved = json.loads(summary_file.read_text())
+        print(f"\nno new writes: no input changed since the last build, no batch added ({saved['batches']} so far)")
+        if saved["totals"]:
+            print("\n".join(saved["totals"]))
+        return
     from cdclake.session.warehouse import audit_totals, log_row_counts
 
     batches = spark.table("cdc_lake.cdc_write_audit").orderBy("batch_id").collect()
@@ -40,24 +54,28 @@ def print_build_summary(spark, result=None, args: list[str] = ()) -> None:
         if "--full-refresh" in args:
             print("  (a full refresh: every write loaded so far in one batch, which replaces the audit's "
                   "earlier batches)")
+    totals = []
     if len(batches) > 1:
-        totals = audit_totals(spark)
-        print(
-            f"all {totals['batches']} batches: {totals['input_writes']} writes in = {totals['logged_writes']} logged "
-            f"+ {totals['unlogged_writes']} not logged + {totals['rejected_writes']} rejected; "
-            f"{totals['log_rows']} log rows"
+        sums = audit_totals(spark)
+        totals.append(
+            f"all {sums['batches']} batches: {sums['input_writes']} writes in = {sums['logged_writes']} logged "
+            f"+ {sums['unlogged_writes']} not logged + {sums['rejected_writes']} rejected; "
+            f"{sums['log_rows']} log rows"
         )
     for (keyspace, table), ops in sorted(log_row_counts(spark).items()):
         detail = ", ".join(f"op {op}: {n}" for op, n in sorted(ops.items()))
-        print(f"  {keyspace}.{table}_scylla_cdc_log: {sum(ops.values())} rows ({detail})")
+        totals.append(f"  {keyspace}.{table}_scylla_cdc_log: {sum(ops.values())} rows ({detail})")
     for r in spark.sql(
         "select reason, count(*) as n from cdc_lake.cdc_rejected_writes group by reason order by reason"
     ).collect():
-        print(f"  rejected ({r.reason}): {r.n}")
+        totals.append(f"  rejected ({r.reason}): {r.n}")
     if spark.catalog.tableExists("cdc_lake.cdc_load_refusals"):
         refused = spark.table("cdc_lake.cdc_load_refusals").count()
         if refused:
-            print(f"  refused at load: {refused} (cdc_lake.cdc_load_refusals; they never reached the inputs)")
+            totals.append(f"  refused at load: {refused} (cdc_lake.cdc_load_refusals; they never reached the inputs)")
+    if totals:
+        print("\n".join(totals))
+    summary_file.write_text(json.dumps({"batches": len(batches), "totals": totals}))
     if this_batch is None:          # no batch ran: the streams below would be the last batch's
         return
     used = spark.sql(
@@ -132,10 +150,16 @@ def run_dbt(args: list[str]) -> int:
         if not catalog_exists(target_dir()):        # nothing was ever loaded: said without Spark
             print(f"error: {missing_inputs_problem([f'{INPUT_SCHEMA}.{t}' for t in INPUT_TABLES])}", file=sys.stderr)
             return 2
+    atoms = None
     if command not in COMMANDS_WITHOUT_SPARK and target == dbt.EMBEDDED_TARGET:
-        from cdclake.session.spark import create_session
+        from cdclake.load.inputs import example_input_atoms, local_input_atoms
+        from cdclake.session.spark import create_session, is_small_input, local_warehouse_dir
 
-        spark = create_session(target_dir())
+        # the inputs' size from their files, before the JVM starts: it is started for it
+        warehouse = local_warehouse_dir(target_dir())
+        atoms = example_input_atoms(dbt.project_dir_of(args)) if example else \
+            local_input_atoms(warehouse) if warehouse is not None else None
+        spark = create_session(target_dir(), small_data=atoms is not None and is_small_input(atoms))
     elif command not in COMMANDS_WITHOUT_SPARK and target == "thrift":  # `cdclake serve` owns the session
         from cdclake.session.thrift import adopt_server_table_format
 
@@ -148,7 +172,8 @@ def run_dbt(args: list[str]) -> int:
         from cdclake.load.inputs import input_atoms
         from cdclake.session.spark import plan_for_input_size
 
-        plan_for_input_size(spark, input_atoms(spark, dbt.project_dir_of(args), example=example))
+        plan_for_input_size(spark, atoms if atoms is not None else
+                            input_atoms(spark, dbt.project_dir_of(args), example=example))
     # a build on the embedded session leaves out the nodes whose inputs have not changed
     project_dir = dbt.project_dir_of(args)
     if spark is not None and command in COMMANDS_WITH_SUMMARY:

@@ -57,7 +57,7 @@ def configure(parser) -> None:
 
 
 def run(args) -> int:
-    from cdclake.cluster.connection import UNREADABLE, ClusterError, cluster_from_options
+    from cdclake.cluster.connection import UNREADABLE, ClusterError, check_reachable, cluster_from_options
 
     what = [part.strip() for part in args.what.split(",") if part.strip()]
     wrong = [part for part in what if part not in WHAT + (BACKFILL,)]
@@ -67,6 +67,11 @@ def run(args) -> int:
     try:
         cluster = cluster_from_options(args.address, args.credentials, ssl=args.ssl, truststore=args.truststore,
                                        keystore=args.keystore)
+        check_reachable(cluster)              # before Spark starts, as the tables below
+        if "schema" not in what:
+            known = _warehouse_schema_from_files()
+            if known is not None:
+                _cdc_tables(cluster, args.names, known[0])
         return _load(args, cluster, what)
     except (ClusterError, ValueError, OSError) as error:
         print(f"error: {error}; nothing more loaded", file=sys.stderr)
@@ -99,6 +104,29 @@ def _load(args, cluster, what: list[str]) -> int:
         return status
     except Py4JJavaError as error:
         raise ClusterError(failure_line(error.java_exception, cluster, reading)) from None
+
+
+def _warehouse_schema_from_files():
+    """The warehouse's schema records read from its files (no Spark), or None when they cannot
+    be (a warehouse elsewhere, Parquet tables): then the session reads them."""
+    from cdclake.load import inputs
+    from cdclake.session import delta_log
+    from cdclake.session.spark import local_warehouse_dir
+
+    warehouse = local_warehouse_dir(settings.target_dir())
+    names = ("base_tables", "base_columns", "base_types")
+    if warehouse is None:
+        return None
+    folders = [delta_log.table_folder(warehouse, f"{inputs.INPUT_SCHEMA}.{name}") for name in names]
+    try:
+        snapshots = [delta_log.snapshot(folder) if folder.is_dir() else None for folder in folders]
+        if None in snapshots:
+            return None
+        for found in snapshots:
+            found.readable()
+        return inputs.read_schema_records(None, warehouse)
+    except (OSError, ValueError, delta_log.UnreadableTable):
+        return None
 
 
 def _cdc_tables(cluster, names: list[str], tables) -> list[tuple[str, str]]:

@@ -15,65 +15,107 @@ NO_INPUTS = ("no inputs: load your keyspace (cdclake load schema|cql|snapshot, c
 NO_BUILD = "writes processed: none (no build yet)"
 
 
-def status_lines(spark, run_results: dict | None) -> list[str]:
-    from cdclake.load.inputs import missing_inputs
-    from cdclake.session.warehouse import audit_totals, log_row_counts, missing_tables
+LOG_ROW_KEY = ["cdc$stream_id", "cdc$time", "cdc$batch_seq_no"]     # a log row among its cells
 
-    missing = set(missing_inputs(spark))
+
+def status_lines(spark_or_tables, run_results: dict | None) -> list[str]:
+    """The status of a warehouse: ``spark_or_tables`` is a session, or a reader of its tables
+    (cdclake/session/warehouse_tables.py): answered from the tables' files when they are local."""
+    from cdclake.session.warehouse import AUDIT_COUNTS
+    from cdclake.session.warehouse_tables import read_tables
+
+    tables = spark_or_tables if hasattr(spark_or_tables, "table") and not hasattr(spark_or_tables, "sql") \
+        else read_tables(spark_or_tables)
+    inputs = {name: tables.exists(f"{INPUT_SCHEMA}.{name}") for name in
+              (*INPUT_TABLES, "tablet_streams", "imported_log", "load_refusals")}
+
+    def rows(name: str, columns: list[str]) -> list[dict]:
+        found = tables.table(name, columns)
+        return [] if found is None else found.to_pylist()
+
+    def distinct_rows(name: str, group: list[str], key: list[str]) -> dict[tuple, int]:
+        """The number of distinct ``key`` values per ``group`` value of ``name``'s rows."""
+        found = tables.table(name, group + key)
+        if found is None or not found.num_rows:
+            return {}
+        counted = found.group_by(group + key).aggregate([]).group_by(group).aggregate([([], "count_all")])
+        return {tuple(row[c] for c in group): row["count_all"] for row in counted.to_pylist()}
+
     lines = []
+    missing = [name for name in INPUT_TABLES if not inputs[name]]
     if len(missing) == len(INPUT_TABLES):
         lines.append(NO_INPUTS)
     elif missing:
-        lines.append("inputs missing: " + ", ".join(sorted(missing)))
-    built = not missing_tables(spark, ["cdc_lake.cdc_log", "cdc_lake.cdc_write_audit"])
-    if f"{INPUT_SCHEMA}.base_tables" not in missing:
-        log_rows = {table: sum(ops.values()) for table, ops in log_row_counts(spark).items()} if built else {}
-        # a warehouse loaded before tablets has no uses_tablets column
-        tablets = ("max_by(uses_tablets, schema_version)"
-                   if "uses_tablets" in spark.table(f"{INPUT_SCHEMA}.base_tables").columns else "false")
-        tables = spark.sql(
-            f"select keyspace_name, table_name, max_by(cdc_enabled, schema_version) as cdc_enabled, "
-            f"{tablets} as uses_tablets, count(*) as versions from {INPUT_SCHEMA}.base_tables "
-            "group by 1, 2 order by 1, 2").collect()
-        stream_sets = {} if missing_tables(spark, [f"{INPUT_SCHEMA}.tablet_streams"]) else {
-            (r.keyspace_name, r.table_name): r.sets for r in spark.sql(
-                f"select keyspace_name, table_name, count(distinct set_ts_ms) as sets "
-                f"from {INPUT_SCHEMA}.tablet_streams group by 1, 2").collect()}
-        imported = {} if missing_tables(spark, [f"{INPUT_SCHEMA}.imported_log"]) else {
-            (r.keyspace_name, r.table_name): r.log_rows for r in spark.sql(
-                "select keyspace_name, table_name, count(distinct `cdc$stream_id`, `cdc$time`, `cdc$batch_seq_no`) "
-                f"as log_rows from {INPUT_SCHEMA}.imported_log group by 1, 2").collect()}
-        lines.append(f"tables: {len(tables)}")
-        for t in tables:
-            cdc = f"CDC on, {log_rows.get((t.keyspace_name, t.table_name), 0):,} log rows" if t.cdc_enabled else "CDC off"
-            key = (t.keyspace_name, t.table_name)
+        lines.append("inputs missing: " + ", ".join(sorted(f"{INPUT_SCHEMA}.{name}" for name in missing)))
+    built = tables.exists("cdc_intermediate.int_log_written") and tables.exists("cdc_lake.cdc_write_audit")
+    if inputs["base_tables"]:
+        log_rows = {}
+        if built:
+            for (keyspace, table, _), n in distinct_rows("cdc_intermediate.int_log_written",
+                                                         ["keyspace_name", "table_name", "cdc$operation"],
+                                                         LOG_ROW_KEY).items():
+                log_rows[(keyspace, table)] = log_rows.get((keyspace, table), 0) + n
+        described = {}
+        for row in rows(f"{INPUT_SCHEMA}.base_tables", ["keyspace_name", "table_name", "cdc_enabled",
+                                                        "schema_version"] + _uses_tablets(tables)):
+            key = (row["keyspace_name"], row["table_name"])
+            versions, newest = described.get(key, (0, None))
+            if newest is None or row["schema_version"] > newest["schema_version"]:
+                newest = row
+            described[key] = (versions + 1, newest)
+        stream_sets = {key: len({r["set_ts_ms"] for r in group}) for key, group in _by_table(
+            rows(f"{INPUT_SCHEMA}.tablet_streams", ["keyspace_name", "table_name", "set_ts_ms"])
+            if inputs["tablet_streams"] else []).items()}
+        imported = distinct_rows(f"{INPUT_SCHEMA}.imported_log", ["keyspace_name", "table_name"], LOG_ROW_KEY) \
+            if inputs["imported_log"] else {}
+        lines.append(f"tables: {len(described)}")
+        for key, (versions, t) in sorted(described.items()):
+            cdc = f"CDC on, {log_rows.get(key, 0):,} log rows" if t["cdc_enabled"] else "CDC off"
             cdc += f" (+ {imported[key]:,} imported, replayed by its consumer tables)" if key in imported else ""
-            if t.uses_tablets:
+            if t.get("uses_tablets"):
                 cdc += f", tablets: {stream_sets.get(key, 0)} stream set(s)"
-                if t.cdc_enabled and key not in stream_sets:
+                if t["cdc_enabled"] and key not in stream_sets:
                     cdc += " (its writes are rejected until cdclake generations build or import --cdc-streams loads them)"
-            lines.append(f"  {t.keyspace_name}.{t.table_name}: {cdc}, {t.versions} schema version(s)")
-    if f"{INPUT_SCHEMA}.base_mutations" not in missing:
-        loaded = spark.sql(f"select count(distinct write_id) as writes, max(write_id) as last "
-                           f"from {INPUT_SCHEMA}.base_mutations").first()
-        lines.append(f"writes loaded: {loaded.writes:,} (last write id {loaded.last})")
-    if not missing_tables(spark, [f"{INPUT_SCHEMA}.load_refusals"]):
-        refused = spark.table(f"{INPUT_SCHEMA}.load_refusals").count()
-        lines.append(f"refused at load: {refused:,} statements and rows (cdc_lake.cdc_load_refusals)")
+            lines.append(f"  {key[0]}.{key[1]}: {cdc}, {versions} schema version(s)")
+    if inputs["base_mutations"]:
+        found = tables.table(f"{INPUT_SCHEMA}.base_mutations", ["write_id"])
+        writes = 0 if found is None else len(set(found.column("write_id").to_pylist()) - {None})
+        last = None if found is None or not writes else max(w for w in found.column("write_id").to_pylist() if w is not None)
+        lines.append(f"writes loaded: {writes:,} (last write id {last})")
+    if inputs["load_refusals"]:
+        found = tables.table(f"{INPUT_SCHEMA}.load_refusals", ["refused_at_us"])
+        lines.append(f"refused at load: {0 if found is None else found.num_rows:,} statements and rows "
+                     "(cdc_lake.cdc_load_refusals)")
     if built:
-        totals = audit_totals(spark)
-        lines.append(f"writes processed: {totals['input_writes']:,} in {totals['batches']} batch(es) = "
+        audits = rows("cdc_lake.cdc_write_audit", AUDIT_COUNTS)
+        totals = {c: sum(a[c] or 0 for a in audits) for c in AUDIT_COUNTS}
+        lines.append(f"writes processed: {totals['input_writes']:,} in {len(audits)} batch(es) = "
                      f"{totals['logged_writes']:,} logged + {totals['unlogged_writes']:,} not logged + "
                      f"{totals['rejected_writes']:,} rejected; {totals['log_rows']:,} log rows")
     else:
         lines.append(NO_BUILD)
-    if not {f"{INPUT_SCHEMA}.cdc_generations", f"{INPUT_SCHEMA}.cdc_generation_streams"} & missing:
-        g = spark.sql(
-            f"select count(*) as n, min(generation_ts_ms) as first, max(generation_ts_ms) as last, "
-            f"(select count(*) from {INPUT_SCHEMA}.cdc_generation_streams) as streams "
-            f"from {INPUT_SCHEMA}.cdc_generations").first()
-        lines.append(f"generations: {g.n} (first {g.first} ms, last {g.last} ms), {g.streams:,} streams")
+    if inputs["cdc_generations"] and inputs["cdc_generation_streams"]:
+        generations = [r["generation_ts_ms"] for r in rows(f"{INPUT_SCHEMA}.cdc_generations", ["generation_ts_ms"])]
+        found = tables.table(f"{INPUT_SCHEMA}.cdc_generation_streams", ["generation_ts_ms"])
+        lines.append(f"generations: {len(generations)} (first {min(generations, default=None)} ms, "
+                     f"last {max(generations, default=None)} ms), {0 if found is None else found.num_rows:,} streams")
     return lines + last_command_lines(run_results)
+
+
+def _uses_tablets(tables) -> list[str]:
+    """``uses_tablets`` when ``base_tables`` has it (a warehouse loaded before tablets has not)."""
+    try:
+        tables.table(f"{INPUT_SCHEMA}.base_tables", ["uses_tablets"])
+        return ["uses_tablets"]
+    except Exception:  # noqa: BLE001 - no such column, as each reader says it
+        return []
+
+
+def _by_table(rows: list[dict]) -> dict[tuple, list[dict]]:
+    grouped: dict[tuple, list[dict]] = {}
+    for row in rows:
+        grouped.setdefault((row["keyspace_name"], row["table_name"]), []).append(row)
+    return grouped
 
 
 def last_command_lines(run_results: dict | None) -> list[str]:
@@ -92,19 +134,33 @@ def configure(parser) -> None:
 
 
 def run(args) -> int:
+    """Answered from the warehouse's files without starting Spark when they are local and
+    readable (cdclake/session/warehouse_tables.py), else with a session."""
+    from cdclake.session.spark import local_warehouse_dir
     from cdclake.session.warehouse import catalog_exists
-    from cdclake.settings import PROJECT_DIR, target_dir
+    from cdclake.session.warehouse_tables import FilesUnreadable, WarehouseFiles
+    from cdclake.settings import target_dir
 
     results_file = target_dir() / "run_results.json"
     run_results = json.loads(results_file.read_text()) if results_file.exists() else None
     if not catalog_exists(target_dir()):        # nothing was ever loaded: said without Spark
         print("\n".join([NO_INPUTS, NO_BUILD, *last_command_lines(run_results)]))
         return 0
+    warehouse = local_warehouse_dir(target_dir())
+    if warehouse is not None:
+        try:
+            print("\n".join(status_lines(WarehouseFiles(warehouse), run_results)))
+            return 0
+        except FilesUnreadable:
+            pass
     from cdclake.load.inputs import input_atoms
     from cdclake.session.spark import create_session, plan_for_input_size
+    from cdclake.settings import PROJECT_DIR
 
     spark = create_session(target_dir())
     # its queries read the inputs and what builds made of them: sized as a build of them is
     plan_for_input_size(spark, input_atoms(spark, PROJECT_DIR, example=False))
-    print("\n".join(status_lines(spark, run_results)))
+    from cdclake.session.warehouse_tables import SparkTables
+
+    print("\n".join(status_lines(SparkTables(spark), run_results)))
     return 0

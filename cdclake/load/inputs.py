@@ -73,22 +73,37 @@ def read_schema_records(spark, warehouse: Path | None = None) -> tuple[list[Base
                                                                      list[BaseTypeField]]:
     """The base-table schema records in the warehouse's ``cdc_input`` (empty lists without them).
     ``warehouse``: read them from the files of that ``spark-warehouse`` folder instead of through
-    the session's catalog (a replay's session has a catalog of its own)."""
+    the session's catalog (a replay's session has a catalog of its own). Delta tables of a local
+    warehouse are read from their files (``delta_log``: no Spark job), others with Spark."""
     from cdclake.load.schema_records import record_from_row
+    from cdclake.session import delta_log
 
-    missing = missing_inputs(spark, ("base_tables", "base_columns", "base_types")) if warehouse is None else ()
+    local = Path(warehouse) if warehouse is not None else delta_log.local_warehouse(spark)
 
-    def frame(name):
-        if warehouse is None:
-            return None if f"{INPUT_SCHEMA}.{name}" in missing else spark.table(f"{INPUT_SCHEMA}.{name}")
-        folder = Path(warehouse) / f"{INPUT_SCHEMA}.db" / name
-        if not folder.is_dir():
+    def rows(name) -> list[dict] | None:
+        relation = f"{INPUT_SCHEMA}.{name}"
+        folder = None if local is None else delta_log.table_folder(local, relation)
+        if folder is not None:
+            if not folder.is_dir():           # a managed table's folder: no table
+                return None
+            try:
+                found = delta_log.snapshot(folder)
+                table = found.read() if found is not None else None
+                if found is not None:
+                    return [] if table is None else table.to_pylist()
+            except delta_log.UnreadableTable:
+                pass
+        if warehouse is not None:
+            frame = spark.read.format("delta" if (folder / "_delta_log").is_dir() else "parquet").load(str(folder))
+        elif missing_inputs(spark, [name]):
             return None
-        return spark.read.format("delta" if (folder / "_delta_log").is_dir() else "parquet").load(str(folder))
+        else:
+            frame = spark.table(relation)
+        return [row.asDict() for row in frame.collect()]
 
     def records(name, record_class):
-        rows = frame(name)
-        return [] if rows is None else [record_from_row(record_class, r.asDict()) for r in rows.collect()]
+        found = rows(name)
+        return [] if found is None else [record_from_row(record_class, row) for row in found]
 
     return records("base_tables", BaseTable), records("base_columns", BaseColumn), records("base_types", BaseTypeField)
 
@@ -207,10 +222,32 @@ class WarehouseWrites:
 
 def input_atoms(spark, project_dir: Path, *, example: bool) -> int:
     """How many rows the build's inputs hold: the mutation atoms (the example's seed file with
-    ``example``) and the imported log's cells. Spark's sizing follows it (spark.plan_for_input_size)."""
+    ``example``) and the imported log's cells. Spark's sizing follows it (spark.plan_for_input_size).
+    Counted from the tables' files when the warehouse is local (``local_input_atoms``), else by Spark."""
+    from cdclake.session import delta_log
+
     if example:
-        with (Path(project_dir) / "seeds" / "base_mutations.csv").open(encoding="utf-8") as seed:
-            return max(sum(1 for _ in seed) - 1, 0)     # its lines: a quoted line break counts twice
+        return example_input_atoms(project_dir)
+    warehouse = delta_log.local_warehouse(spark)
+    counted = local_input_atoms(warehouse) if warehouse is not None else None
+    if counted is not None:
+        return counted
     present = [name for name in ("base_mutations", "imported_log")
                if f"{INPUT_SCHEMA}.{name}" not in missing_inputs(spark, [name])]
     return sum(spark.table(f"{INPUT_SCHEMA}.{name}").count() for name in present)
+
+
+def example_input_atoms(project_dir: Path) -> int:
+    """The example's atoms: the lines of its seed file (a quoted line break counts twice)."""
+    with (Path(project_dir) / "seeds" / "base_mutations.csv").open(encoding="utf-8") as seed:
+        return max(sum(1 for _ in seed) - 1, 0)
+
+
+def local_input_atoms(warehouse: Path) -> int | None:
+    """``input_atoms`` of the local warehouse folder ``warehouse`` from its tables' files (no
+    Spark: known before a session starts), None when a table's files cannot tell."""
+    from cdclake.session import delta_log
+
+    counts = [delta_log.folder_row_count(delta_log.table_folder(warehouse, f"{INPUT_SCHEMA}.{name}"))
+              for name in ("base_mutations", "imported_log")]
+    return None if None in counts else sum(counts)

@@ -1,6 +1,7 @@
 """What a dbt command line says: its target, a flag's value, its variables, its project."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from cdclake import settings
@@ -28,6 +29,11 @@ def cli_vars(args: list[str]) -> dict:
 
     text = option_value(args, "--vars")
     return (yaml.safe_load(text) or {}) if text else {}
+
+
+def dbt_target_path(project_dir: Path) -> Path:
+    """Where dbt writes the project's artifacts (``DBT_TARGET_PATH``, else its ``target``)."""
+    return Path(os.environ.get("DBT_TARGET_PATH") or Path(project_dir) / "target")
 
 
 def project_dir_of(args: list[str]) -> Path:

@@ -3,9 +3,9 @@
 dbt already prints each node as it starts and ends (``12 of 92 START ...``); this adds what
 dbt does not know on Spark: how many rows each table now holds, and the elapsed time.
 
-dbt calls back on the thread that ran the node, before it lets the node's dependents start, and
-a count is a Spark job (on Delta two: the scan's file listing and the count). So the counts run
-on a thread of their own, one after the other, and no node waits for one.
+dbt calls back on the thread that ran the node, before it lets the node's dependents start. A
+Delta table's rows are counted from its files (``spark_row_counter``), any other's by a Spark job;
+the counts run on a thread of their own, one after the other, and no node waits for one.
 """
 from __future__ import annotations
 
@@ -72,4 +72,18 @@ class ModelRowCounts:
 
 
 def spark_row_counter(spark) -> Callable[[str], int]:
-    return lambda relation: spark.sql(f"select count(*) from {relation}").collect()[0][0]
+    """A table's rows: from its files when it is a Delta table of the session's local warehouse
+    (its log and Parquet footers, cdclake/session/delta_log.py: no Spark job to compete with the
+    build's for the cores), else a Spark count."""
+    from cdclake.session import delta_log
+
+    def count(relation: str) -> int:
+        try:
+            found = delta_log.table_snapshot(spark, relation.replace("`", ""))
+            if found is not None:
+                return found.row_count()
+        except (OSError, ValueError, delta_log.UnreadableTable):
+            pass
+        return spark.sql(f"select count(*) from {relation}").collect()[0][0]
+
+    return count

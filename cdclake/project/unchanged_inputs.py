@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdclake import settings
-from cdclake.project.dbt_args import WHOLE_TABLE_CHECKS, option_value
+from cdclake.project.dbt_args import WHOLE_TABLE_CHECKS, dbt_target_path, option_value
 
 log = logging.getLogger("cdclake")
 
@@ -51,11 +50,8 @@ class BuildPlan:
     # dbt has parsed; their versions are read after it, if none moved since it started
     session: object = None
     started_ms: int | None = None
-
-
-def dbt_target_path(project_dir: Path) -> Path:
-    """Where dbt writes the project's artifacts (``DBT_TARGET_PATH``, else its ``target``)."""
-    return Path(os.environ.get("DBT_TARGET_PATH") or project_dir / "target")
+    nothing_to_run: bool = False     # no input holds other rows than at the last build: dbt is not run
+    record: dict | None = None
 
 
 def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
@@ -83,15 +79,17 @@ def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
                      writes_before={t: v for t, v in versions.items() if t not in slow})
     if "--full-refresh" in args or not record or record.get("digest") != plan.digest:
         return plan
-    if not record["inputs"] or record["inputs"] != plan.versions_before:
+    if not record["inputs"] or not same_rows(spark, record["inputs"], plan.versions_before):
         return plan
-    if not all(spark.catalog.tableExists(relation) for relation in record["relations"]):
+    from cdclake.session.warehouse import missing_tables
+
+    if missing_tables(spark, record["relations"]):
         return plan
-    if record.get("writes") and record["writes"] == plan.writes_before \
-            and all(spark.catalog.tableExists(relation) for relation in record["all_relations"]):
-        plan.skipped = list(record["all_nodes"])
-        plan.args += ["--exclude", *plan.skipped, WHOLE_TABLE_CHECKS, "--indirect-selection", "empty"]
-        log.info("no input changed since the last build (its %d cdc_input tables at the same Delta versions): "
+    if record.get("writes") and same_rows(spark, record["writes"], plan.writes_before) \
+            and not missing_tables(spark, record["all_relations"]):
+        # no node could change anything: dbt is not run (the record stays as the last build left it)
+        plan.skipped, plan.nothing_to_run, plan.record = list(record["all_nodes"]), True, record
+        log.info("no input changed since the last build (its %d cdc_input tables hold the same rows): "
                  "none of its %d models and tests runs (--full-refresh runs them)", len(versions), len(plan.skipped))
         return plan
     plan.skipped = list(record["nodes"])
@@ -112,10 +110,39 @@ def invoke(args: list[str], project_dir: Path, callbacks: list | None = None):
 
     dbt.prepare_environment(project_dir)
     plan = plan_build(dbt.embedded_session(args), args, project_dir)
+    if plan and plan.nothing_to_run:
+        _write_record(project_dir, plan.record)
+        return NoNodeRan()
     result = dbt.invoke_result(plan.args if plan else args, project_dir, callbacks)
     if plan and result.success:
         record_build(plan, project_dir)
     return result
+
+
+class NoNodeRan:
+    """What ``invoke`` returns for a build that had no node to run (dbt's result's shape)."""
+    success = True
+    exception = None
+
+    class result:   # noqa: N801 - dbt's attribute name
+        results: list = []
+
+
+def same_rows(spark, recorded: dict[str, str], now: dict[str, str]) -> bool:
+    """Whether each input holds the rows it held at its recorded version (``table_versions``
+    each): the same version, or only commits of metadata since (delta_log.data_changed)."""
+    from cdclake.session import delta_log
+
+    if set(recorded) != set(now):
+        return False
+    warehouse = delta_log.local_warehouse(spark)
+    for relation, version in now.items():
+        if recorded[relation] == version:
+            continue
+        if warehouse is None or ABSENT in (version, recorded[relation]) or \
+                delta_log.data_changed(delta_log.table_folder(warehouse, relation), recorded[relation], version):
+            return False
+    return True
 
 
 def forget_builds(project_dir: Path) -> None:
@@ -129,7 +156,6 @@ def record_build(plan: BuildPlan, project_dir: Path) -> None:
     (a build that changed one meanwhile leaves a version the next build does not find), the
     nodes that read only them and the project's digest."""
     target = dbt_target_path(project_dir)
-    path = target / RECORD_NAME
     manifest = _read_json(target / "manifest.json")
     sources = _slow_moving_sources(manifest)
     if plan.started_ms is not None:
@@ -156,6 +182,11 @@ def record_build(plan: BuildPlan, project_dir: Path) -> None:
         "writes": plan.writes_before if all_inputs_delta else {},
         **{f"all_{key}": value for key, value in _names_and_relations(manifest, every_node).items()},
     }
+    _write_record(project_dir, record)
+
+
+def _write_record(project_dir: Path, record: dict) -> None:
+    path = dbt_target_path(project_dir) / RECORD_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1))
 
@@ -163,9 +194,24 @@ def record_build(plan: BuildPlan, project_dir: Path) -> None:
 def table_versions(spark, tables: dict[str, str]) -> dict[str, str]:
     """``relation -> "delta id:version"`` of each Delta table of ``tables`` (source id ->
     relation), ``"absent"`` for those not there (a keyspace without imported logs); tables that
-    are not Delta (or not readable) are left out: their changes are not known."""
+    are not Delta (or not readable) are left out: their changes are not known. Read from the
+    tables' logs in a local warehouse (no Spark job, cdclake/session/delta_log.py), else with SQL."""
+    from cdclake.session import delta_log
+
+    warehouse = delta_log.local_warehouse(spark)
     versions = {}
     for relation in tables.values():
+        if warehouse is not None:
+            folder = delta_log.table_folder(warehouse, relation)
+            try:
+                found = delta_log.snapshot(folder)
+            except (OSError, ValueError, delta_log.UnreadableTable):
+                continue
+            if found is not None:
+                versions[relation] = found.key
+            elif not folder.exists():
+                versions[relation] = ABSENT
+            continue                 # a folder of another format: its changes are not known
         try:
             if not spark.catalog.tableExists(relation):
                 versions[relation] = ABSENT
@@ -184,7 +230,19 @@ def committed_since(spark, relations: list[str], since_ms: int) -> bool:
     """Whether any of the Delta tables among ``relations`` has a commit at or after ``since_ms``
     (ms since the epoch), or cannot be read to tell (the others' changes are not known: the
     nodes that read them run in every build, as ``table_versions`` leaves them out)."""
+    from cdclake.session import delta_log
+
+    warehouse = delta_log.local_warehouse(spark)
     for relation in relations:
+        if warehouse is not None:
+            folder = delta_log.table_folder(warehouse, relation)
+            try:
+                found = delta_log.snapshot(folder)
+            except (OSError, ValueError, delta_log.UnreadableTable):
+                return True
+            if found is not None and found.newest_commit_ms >= since_ms:
+                return True
+            continue
         try:
             if not spark.catalog.tableExists(relation):
                 continue

@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 from cdclake import settings
-from cdclake.session.target_lock import hold
+from cdclake.session.target_lock import hold, last_run_finished
 from cdclake.settings import INSTALL_DIR
 
 log = logging.getLogger("cdclake")
@@ -40,6 +40,11 @@ SMALL_DATA_CONF = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.shuffle.partitions": "1",
 }
+# the JVM of a session for a few rows: the quick compiler only (C1: the optimizing compiler's
+# work on Spark's code never pays back on plans that run once on a few rows; a cold build of the
+# example spent 68 of its 174 CPU-seconds compiling) and a code cache C1's code does not fill
+# (the default one's sweeping cost more than it saved); see docs/performance.md
+SMALL_DATA_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
 # a cdclake session's shuffle partitions: its plans for inputs that are not small (adaptive
 # execution coalesces them further)
 SHUFFLE_PARTITIONS = 4
@@ -110,6 +115,7 @@ def create_session(
     class_archive: bool = True,
     jars: tuple[Path, ...] = (),
     extensions: tuple[str, ...] = (),
+    small_data: bool = False,
 ):
     """Create (or return) the process's Spark session with its warehouse under ``warehouse_root``.
 
@@ -120,6 +126,7 @@ def create_session(
     ``java_options``: more options for the driver's JVM, after this function's own.
     ``jars``, ``extensions``: more jars for the classpath and session extensions (a command's own:
     the Spark Cassandra Connector's for ``cdclake load cluster``).
+    ``small_data``: the JVM is one for a few rows (SMALL_DATA_JAVA_OPTIONS).
     ``class_archive``: the JVM maps the machine's class archive, or writes it as it exits when
     there is none (cdclake/session/jvm_archive.py: a cold `cdclake status` 30 s against 38 s).
 
@@ -141,6 +148,8 @@ def create_session(
         from cdclake.session import jvm_archive
 
         java_options = f"{java_options} {jvm_archive.archive_options(jvm_archive.archive_folder(), classpath_jars(jars))}"
+    if small_data:
+        java_options = f"{SMALL_DATA_JAVA_OPTIONS} {java_options}"
     if not settings.current().verbose:
         java_options = f"{java_options} -Dlog4j2.configurationFile={QUIET_LOG_CONFIG.as_uri()}"
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -177,6 +186,8 @@ def create_session(
                 f"-Dderby.system.home={warehouse_root} -XX:+UseParallelGC {java_options}".strip())
         .enableHiveSupport()
     )
+    if small_data and not (conf or {}).get("spark.executor.extraJavaOptions"):
+        builder = builder.config("spark.executor.extraJavaOptions", SMALL_DATA_JAVA_OPTIONS)   # a cluster's executors
     if thrift_single_session:
         builder = builder.config("spark.sql.hive.thriftServer.singleSession", "true")
     for key, value in (conf or {}).items():
@@ -207,7 +218,10 @@ def create_session(
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     silence_hive_alter_errors(spark)
-    if settings.current().warehouse_dir is None:     # a local folder this process holds
+    # a local folder this process holds: tidied after a run that did not end well, and always
+    # for a catalog in memory (it holds no earlier process's tables)
+    if settings.current().warehouse_dir is None and (
+            not last_run_finished(warehouse_root) or spark.conf.get("spark.sql.catalogImplementation") == "in-memory"):
         remove_unfinished_table_folders(spark, warehouse_root / "spark-warehouse")
     if not spark_master().startswith("local"):
         ship_udfs(spark, warehouse_root)
@@ -245,6 +259,21 @@ def ship_udfs(spark, workdir: Path) -> Path:
     return archive
 
 
+def is_small_input(input_atoms: int) -> bool:
+    """Whether inputs of ``input_atoms`` atoms are few enough to plan as a replay does."""
+    return input_atoms < (settings.current().small_input_atoms or SMALL_INPUT_ATOMS)
+
+
+def local_warehouse_dir(warehouse_root: Path) -> Path | None:
+    """The folder of the managed tables of a session on ``warehouse_root``, when it is on this
+    machine (``CDCLAKE_WAREHOUSE_DIR`` may name a cluster's storage)."""
+    chosen = settings.current().warehouse_dir
+    if chosen is None:
+        return Path(warehouse_root) / "spark-warehouse"
+    text = str(chosen)
+    return None if "://" in text and not text.startswith("file:") else Path(text.removeprefix("file:"))
+
+
 def plan_for_input_size(spark, input_atoms: int) -> bool:
     """SMALL_DATA_CONF for the rest of the session when the inputs hold fewer than
     SMALL_INPUT_ATOMS atoms (CDCLAKE_SMALL_INPUT_ATOMS): each model's plan then costs more than
@@ -252,7 +281,7 @@ def plan_for_input_size(spark, input_atoms: int) -> bool:
     the benchmark's full build of 43,653 atoms 161 s instead of 210 s (docs/performance-history.md,
     "Small inputs plan as a replay does"). Says which in one log line."""
     limit = settings.current().small_input_atoms or SMALL_INPUT_ATOMS
-    small = input_atoms < limit
+    small = is_small_input(input_atoms)
     if small:
         for key, value in SMALL_DATA_CONF.items():
             spark.conf.set(key, value)

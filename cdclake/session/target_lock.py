@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import IO
 
 LOCK_FILE = ".cdclake.lock"
+# left by a process whose command ended well; absent after one that was killed or failed (or
+# while one runs), so that the next session tidies what it may have left half written
+FINISHED_FILE = ".cdclake.finished"
 _held: dict[Path, IO] = {}       # open lock files, kept for the life of the process
 
 
@@ -52,3 +55,19 @@ def hold(folder: Path) -> None:
     handle.write(_this_process() + "\n")
     handle.flush()
     _held[path] = handle
+
+
+
+def last_run_finished(folder: Path) -> bool:
+    """Whether the last process that held ``folder`` (this one holds it now) said its command
+    ended well. Forgotten as this process starts: it says so again when it ends well (``finished``)."""
+    marker = Path(folder).resolve() / FINISHED_FILE
+    found = marker.exists()
+    marker.unlink(missing_ok=True)
+    return found
+
+
+def finished() -> None:
+    """This process's command ended well: the folders it holds are as a finished run leaves them."""
+    for lock in _held:
+        lock.with_name(FINISHED_FILE).touch()

@@ -20,8 +20,8 @@ def missing_tables(spark, tables: Iterable[str]) -> list[str]:
     present = set()
     for schema in sorted({t.split(".")[0] for t in tables}):
         if spark.catalog.databaseExists(schema):
-            present |= {f"{schema}.{r.tableName}" for r in spark.sql(f"show tables in {schema}").collect()}
-    return [t for t in tables if t not in present]
+            present |= {f"{schema}.{r.tableName}".lower() for r in spark.sql(f"show tables in {schema}").collect()}
+    return [t for t in tables if t.lower() not in present]
 
 
 AUDIT_COUNTS = ["input_writes", "accepted_writes", "logged_writes", "unlogged_writes", "rejected_writes", "log_rows"]
