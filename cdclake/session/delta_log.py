@@ -71,6 +71,33 @@ class DeltaSnapshot:
             total -= (add.get("deletionVector") or {}).get("cardinality") or 0
         return total
 
+    def column_max(self, column: str):
+        """The largest value of ``column`` in the live files (None without a value), from each
+        file's Parquet statistics where it keeps them, else from the column itself. Rows a
+        deletion vector removes may still count: an upper bound, exact without them."""
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        found = None
+        for add in self.files.values():
+            path = self._file_path(add)
+            metadata = pq.ParquetFile(path).metadata
+            names = [metadata.schema.column(i).name for i in range(metadata.num_columns)]
+            if column not in names:
+                continue
+            index = names.index(column)
+            for group in range(metadata.num_row_groups):
+                stats = metadata.row_group(group).column(index).statistics
+                if stats is None or not stats.has_min_max:
+                    if stats is not None and stats.null_count == metadata.row_group(group).num_rows:
+                        continue            # only nulls
+                    value = pc.max(pq.read_table(path, columns=[column]).column(column)).as_py()
+                else:
+                    value = stats.max
+                if value is not None and (found is None or value > found):
+                    found = value
+        return found
+
     def read(self, columns: list[str] | None = None):
         """The table's rows as a pyarrow Table (``columns`` only, when given); None when it has no
         live file."""

@@ -8,15 +8,19 @@ server gives no write time of one: docs/limits.md).
 
 The workload starts with the four cases a backfill once got wrong: a partition of static cells
 alone, static cells newer than their row, a null frozen collection (the connector reads it as an
-empty one), a cell written `TTL 0` in a table with `default_time_to_live`."""
+empty one), a cell written `TTL 0` in a table with `default_time_to_live`. One table is also
+exported (a `SELECT` with its write times and TTLs, as a user exports it) and loaded into a second
+warehouse with `cdclake load snapshot`: both loads write the same atoms."""
 from __future__ import annotations
 
+import csv
 import json
 import os
 import random
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from cassandra.util import OrderedMapSerializedKey, SortedSet
@@ -37,14 +41,17 @@ DDL = [
     "home addr, fm frozen<map<int, text>>)",
     f"CREATE TABLE {KEYSPACE}.defaults (k int PRIMARY KEY, v int, w text, l list<int>) "
     "WITH default_time_to_live = 400000",
+    # also exported as cqlsh prints it, and loaded with `cdclake load snapshot`
+    f"CREATE TABLE {KEYSPACE}.exported (k int, c int, v text, n bigint, st set<int>, PRIMARY KEY (k, c))",
 ]
-TABLES = ("wide", "statics", "people", "defaults")
+TABLES = ("wide", "statics", "people", "defaults", "exported")
+RANDOMLY_WRITTEN = TABLES[:4]                        # the exported table holds exported_writes' rows alone
 KEYS = {"wide": (("a", "b"), ("c1", "c2")), "statics": (("pk",), ("ck",)), "people": (("id",), ()),
-        "defaults": (("k",), ())}
+        "defaults": (("k",), ()), "exported": (("k",), ("c",))}
 STATIC = {"wide": ("s", "ss"), "statics": ("s", "s2")}
 REGULAR = {"wide": ("v", "l", "m", "u"), "statics": ("v",), "people": ("name", "hist", "tags", "home", "fm"),
-           "defaults": ("v", "w", "l")}
-MULTI_CELL = {"ss", "l", "m", "tags", "home"}        # non-frozen: no writetime() or ttl()
+           "defaults": ("v", "w", "l"), "exported": ("n", "st", "v")}
+MULTI_CELL = {"ss", "l", "m", "tags", "home", "st"}     # non-frozen: no writetime() or ttl()
 MAPS = {"m", "fm"}                                    # `cdclake sql` prints a map as its [key, value] pairs
 WRITES = 300
 
@@ -58,6 +65,34 @@ def reproductions(t0: int) -> list[str]:
         f"INSERT INTO {KEYSPACE}.people (id, name) VALUES (100, 'a') USING TIMESTAMP {t0 + 1000}",
         f"INSERT INTO {KEYSPACE}.defaults (k, v) VALUES (100, 5) USING TIMESTAMP {t0 + 1000} AND TTL 0",
     ]
+
+
+def exported_writes(t0: int) -> list[str]:
+    """The rows of the exported table: chosen write times and TTLs, a later write to some."""
+    writes = []
+    for k in range(6):
+        writes.append(f"INSERT INTO {KEYSPACE}.exported (k, c, v, st) VALUES ({k}, 1, 'it''s {k}', {{1, 2}}) "
+                      f"USING TIMESTAMP {t0 + k} AND TTL {86400 * (k + 1)}")
+        if k % 2:
+            writes.append(f"UPDATE {KEYSPACE}.exported USING TIMESTAMP {t0 + 500_000 + k} SET n = {k * 10**12} "
+                          f"WHERE k = {k} AND c = 1")
+    return writes
+
+
+def exported_csv(session, path: Path) -> None:
+    """The exported table as `SELECT k, c, v, n, st, writetime(v), ttl(v), writetime(n), ttl(n)`
+    prints it, in a file `cdclake load snapshot` reads (a set as `{1, 2}`, a null as nothing)."""
+    def field(value) -> str:
+        if value is None:
+            return ""
+        return "{" + ", ".join(map(str, sorted(value))) + "}" if isinstance(value, SortedSet) else str(value)
+
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["k", "c", "v", "n", "st", "writetime(v)", "ttl(v)", "writetime(n)", "ttl(n)"])
+        for row in session.execute(f"SELECT k, c, v, n, st, writetime(v), ttl(v), writetime(n), ttl(n) "
+                                   f"FROM {KEYSPACE}.exported"):
+            writer.writerow([field(value) for value in row])
 
 
 class RandomWrites:
@@ -104,7 +139,7 @@ class RandomWrites:
 
     def statement(self) -> str:
         r = self.random
-        table = r.choice(TABLES)
+        table = r.choice(RANDOMLY_WRITTEN)
         name = f"{KEYSPACE}.{table}"
         key = self.key(table)
         partition, clustering = KEYS[table]
@@ -231,17 +266,17 @@ def backfilled(cassandra_server, tmp_path_factory):
     create_generation_tables(session, DIST, example_history().generations())
     t0 = int(time.time() * 1e6) - 600_000_000               # inside the example's last generation, before now
     writes = RandomWrites(int(os.environ.get("CDCLAKE_ORACLE_SEED", 64)), t0)      # another seed: CDCLAKE_ORACLE_SEED
-    statements = reproductions(t0) + [writes.statement() for _ in range(WRITES)]
+    statements = reproductions(t0) + exported_writes(t0) + [writes.statement() for _ in range(WRITES)]
     for statement in statements:
         session.execute(statement)
 
     work = tmp_path_factory.mktemp("backfill_oracle")
     env = {k: v for k, v in os.environ.items() if k not in ("CDCLAKE_TARGET", "CDCLAKE_TABLE_FORMAT")}
-    env.update(CDCLAKE_TARGET_DIR=str(work / "target"), CDCLAKE_DRIVER_MEMORY="1g",
-               CDCLAKE_CLUSTER_USERNAME="cassandra", CDCLAKE_CLUSTER_PASSWORD="cassandra")
+    env.update(CDCLAKE_DRIVER_MEMORY="1g", CDCLAKE_CLUSTER_USERNAME="cassandra", CDCLAKE_CLUSTER_PASSWORD="cassandra")
 
-    def cdclake(*args: str, stdin: str | None = None):
-        done = subprocess.run([sys.executable, "-m", "cdclake.cli", *args], cwd=work, env=env, input=stdin,
+    def cdclake(*args: str, stdin: str | None = None, warehouse: str = "target"):
+        done = subprocess.run([sys.executable, "-m", "cdclake.cli", *args], cwd=work, input=stdin,
+                              env={**env, "CDCLAKE_TARGET_DIR": str(work / warehouse)},
                               capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, f"cdclake {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         return done
@@ -249,8 +284,15 @@ def backfilled(cassandra_server, tmp_path_factory):
     address = f"127.0.0.1:{cassandra_server.native_port}"
     cdclake("load", "cluster", address, KEYSPACE, "--scylla-tables", META, "--generations-keyspace", DIST,
             "--what", "schema,generations")
+    now_us = int(time.time() * 1e6)       # the coordinator's clock of both loads of the exported table
     read_at = time.monotonic()
-    load = cdclake("load", "cluster", address, KEYSPACE, "--what", "backfill", "--write-times", "original")
+    exported_csv(session, work / "exported.csv")
+    load = cdclake("load", "cluster", address, KEYSPACE, "--what", "backfill", "--write-times", "original",
+                   "--now", str(now_us))
+    # the exported table's export, loaded into a second warehouse as `cdclake load snapshot` does
+    cdclake("load", "cluster", address, KEYSPACE, "--scylla-tables", META, "--what", "schema", warehouse="export")
+    snapshot = cdclake("load", "snapshot", f"{KEYSPACE}.exported", "exported.csv", "--write-times", "original",
+                       "--now", str(now_us), warehouse="export")
     build = cdclake("build")
     server = {table: server_rows(session, table) for table in TABLES}
     seconds_between_reads = time.monotonic() - read_at
@@ -258,7 +300,8 @@ def backfilled(cassandra_server, tmp_path_factory):
     printed = cdclake("sql", "--format", "jsonl", "--limit", "0", stdin=queries).stdout
     records = [json.loads(line) for line in printed.splitlines() if line.startswith("{")]
     state = {t: state_rows([r for r in records if r["cdc$table"] == t], t) for t in TABLES}
-    yield {"server": server, "state": state, "load": load, "build": build, "seconds": seconds_between_reads}
+    yield {"server": server, "state": state, "load": load, "build": build, "seconds": seconds_between_reads,
+           "work": work, "snapshot": snapshot}
     cluster.shutdown()
 
 
@@ -294,3 +337,22 @@ def test_the_four_cases_are_the_servers_rows(backfilled):
     assert (person["name"], person["hist"], person["writetime hist"]) == ("a", None, None)
     default = next(r for r in backfilled["state"]["defaults"] if r["k"] == 100)
     assert (default["v"], default["ttl v"]) == (5, None)
+
+
+def test_the_backfill_writes_what_the_snapshot_of_an_export_of_the_same_rows_does(backfilled, spark):
+    """`--what backfill` with the original write times loads the writes `cdclake load snapshot`
+    loads from an export of the same rows with their writetime() and ttl() columns (the remaining
+    TTLs as each read saw them; the rows numbered in each read's order)."""
+    def atoms(warehouse: str) -> list[dict]:
+        table = backfilled["work"] / warehouse / "spark-warehouse" / "cdc_input.db" / "base_mutations"
+        rows = [{k: v for k, v in r.asDict().items() if k != "write_id"}
+                for r in spark.read.format("delta").load(str(table)).where("table_name = 'exported'").collect()]
+        return sorted(rows, key=lambda r: json.dumps({**r, "ttl_seconds": None}, sort_keys=True, default=str))
+
+    from_cluster, from_export = atoms("target"), atoms("export")
+    assert len(from_cluster) == len(from_export) > 12
+    ttls = [(ours.pop("ttl_seconds"), theirs.pop("ttl_seconds")) for ours, theirs in zip(from_cluster, from_export)]
+    assert from_cluster == from_export
+    for ttl_ours, ttl_theirs in ttls:          # the remaining TTL, the export read a few seconds before
+        assert (ttl_ours is None) == (ttl_theirs is None)
+        assert ttl_ours is None or 0 <= ttl_theirs - ttl_ours <= backfilled["seconds"] + 1

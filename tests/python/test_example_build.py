@@ -122,8 +122,25 @@ def test_the_table_without_cdc_has_no_log(built):
     assert {"orders_scylla_cdc_log", "inventory_scylla_cdc_log", "sessions_scylla_cdc_log"} <= tables
 
 
-def test_the_stream_invariants_catch_a_corrupted_generation(built):
-    """Swap the streams of shards 0 and 1 in one vnode: the stream-layout dbt test must fail."""
+def rebuilt(spark, compiled: dict[str, str], models: list[str]) -> None:
+    """The example build's ``models`` (tables) written again from their compiled SQL, in order:
+    what `dbt run --select` of them does, without a dbt command."""
+    for model in models:
+        spark.sql(f"insert overwrite table cdc_intermediate.{model} {compiled[f'model.scylla_cdc_lake.{model}']}")
+
+
+def example_check(compiled: dict[str, str], name: str) -> str:
+    """The compiled SQL of the example build's dbt test ``name`` (dbt_checks.check_sql)."""
+    from dbt_checks import check_sql
+
+    return check_sql({uid.split(".")[2]: sql for uid, sql in compiled.items() if uid.startswith("test.")}, name)
+
+
+def test_the_stream_invariants_catch_a_corrupted_generation(built, example_compiled_sql):
+    """Swap the streams of shards 0 and 1 in one vnode: the stream-layout dbt test must fail (its
+    compiled SQL on the token ranges rebuilt from the corrupted generation: dbt_checks)."""
+    from dbt_checks import passes
+
     streams = built.table("cdc_input.cdc_generation_streams").toPandas()
     original = streams.copy()
     first = (streams.generation_ts_ms == streams.generation_ts_ms.min()) & (streams.vnode_index == 3)
@@ -138,14 +155,16 @@ def test_the_stream_invariants_catch_a_corrupted_generation(built):
                   "select * from cdc_input.cdc_generation_streams_tmp")
         built.sql("drop table cdc_input.cdc_generation_streams_tmp")
 
-    select = ["--select", "int_token_ranges", "int_token_range_streams", "--log-level", "error"]
+    models = ["int_token_ranges", "int_token_range_streams"]
+    check = example_check(example_compiled_sql, "streams_match_their_range")
     try:
         load(streams)
-        assert dbt.invoke(["run"] + select)
-        assert not dbt.invoke(["test"] + select), "the corrupted shard order went unnoticed"
+        rebuilt(built, example_compiled_sql, models)
+        assert not passes(built, check), "the corrupted shard order went unnoticed"
     finally:
         load(original)
-        assert dbt.invoke(["run"] + select) and dbt.invoke(["test"] + select)
+        rebuilt(built, example_compiled_sql, models)
+        assert passes(built, check)
 
 
 @pytest.mark.parametrize("corruption", [
@@ -154,28 +173,57 @@ def test_the_stream_invariants_catch_a_corrupted_generation(built):
     # an element removal the log lost (the rows stay, the cell goes)
     "case when column_name = 'cdc$deleted_elements_ship_to' then null else value end as value",
 ])
-def test_the_round_trip_catches_a_log_that_does_not_replay(built, corruption):
+def test_the_round_trip_catches_a_log_that_does_not_replay(built, example_compiled_sql, corruption):
     """Change one cell of the log (written to int_log_written, the table behind cdc_log):
     replaying it no longer rebuilds the base state (the build above ran the same test on the
-    intact log, and passed)."""
+    intact log, and passed). The facts are replayed again from the log as it is with the
+    example build's full-refresh SQL, and the round trip runs as its compiled SQL (dbt_checks)."""
+    from dbt_checks import passes
+
     def load(select_value: str) -> None:
         columns = ", ".join(select_value if c == "value" else f"`{c}`" for c in built.table("cdc_lake.cdc_log").columns)
         built.sql(f"create table cdc_lake.cdc_log_tmp using parquet as select {columns} from cdc_lake.cdc_log")
         built.sql("insert overwrite table cdc_intermediate.int_log_written select * from cdc_lake.cdc_log_tmp where value is not null")
         built.sql("drop table cdc_lake.cdc_log_tmp")
 
-    select = ["--select", "assert_log_replays_to_base_state", "--log-level", "error"]
-    # the test reads the log's replayed facts: replayed again from the log as it is
-    replay_facts = ["run", "--select", "int_log_replay_facts", "--full-refresh", "--log-level", "error"]
+    check = example_check(example_compiled_sql, "assert_log_replays_to_base_state")
     built.sql("create table cdc_lake.cdc_log_original using parquet as select * from cdc_lake.cdc_log")
     try:
         load(corruption)
-        assert dbt.invoke(replay_facts)
-        assert not dbt.invoke(["test"] + select), "the corrupted log went unnoticed"
+        rebuilt(built, example_compiled_sql, ["int_log_replay_facts"])
+        assert not passes(built, check), "the corrupted log went unnoticed"
     finally:
         built.sql("insert overwrite table cdc_intermediate.int_log_written select * from cdc_lake.cdc_log_original")
         built.sql("drop table cdc_lake.cdc_log_original")
-        assert dbt.invoke(replay_facts) and dbt.invoke(["test"] + select)
+        rebuilt(built, example_compiled_sql, ["int_log_replay_facts"])
+        assert passes(built, check)
+
+
+@pytest.mark.parametrize("model, broken, rule", [
+    # a generation's time twice
+    ("cdc_generation_timestamps", "select * from rows union all (select * from rows limit 1)", "repeated time"),
+    # a stream state ScyllaDB never writes
+    ("cdc_streams", "select keyspace_name, table_name, `timestamp`, cast(7 as tinyint) as stream_state, stream_id "
+                    "from rows", "other stream_state"),
+    # a stream set of no keyspace
+    ("cdc_timestamps", "select null as keyspace_name, table_name, `timestamp` from rows", "null keyspace_name"),
+])
+def test_the_generation_tables_key_checks_name_each_broken_rule(built, example_compiled_sql, example_manifest,
+                                                                 model, broken, rule):
+    """Each generation table's keys are checked in one query (tests/dbt/generic/test_keys_are_set.sql):
+    it passes on the example build and names the rule a broken table breaks."""
+    [test] = [uid for uid, node in example_manifest["nodes"].items()
+              if node.get("test_metadata", {}).get("name") == "keys_are_set"
+              and node["depends_on"]["nodes"] == [f"model.scylla_cdc_lake.{model}"]]
+    check, table = example_compiled_sql[test], f"cdc_lake.{model}"
+    assert built.sql(check).count() == 0
+    original = built.table(table).localCheckpoint()
+    original.createOrReplaceTempView("rows")
+    built.sql(broken).localCheckpoint().write.insertInto(table, overwrite=True)
+    try:
+        assert [r.rule for r in built.sql(check).collect()] == [rule]
+    finally:
+        original.write.insertInto(table, overwrite=True)
 
 
 def test_the_state_as_of_an_earlier_time_is_the_history_at_that_time(built):

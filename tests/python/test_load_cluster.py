@@ -27,7 +27,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from cassandra.util import SortedSet
 from conftest import free_port
 from scylla_system_tables import create_generation_tables, create_scylla_tables, example_history, set_cdc_options
 
@@ -250,73 +249,3 @@ def test_a_cluster_that_cannot_serve_the_load_stops_it_with_one_line(live, case)
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and said in errors[0], done.stderr[-3000:]
     assert "Traceback" not in done.stderr
-
-
-BACKFILL = "live_backfill"
-NOW_US = 1_800_000_000_000_000
-
-
-def test_a_backfill_from_the_cluster_writes_what_the_snapshot_of_its_export_does(live, spark, tmp_path):
-    """A table written with chosen write times and TTLs: `--what backfill` with the original write
-    times loads the writes `cdclake load snapshot` loads from an export of the same rows with
-    their writetime() and ttl() columns (the remaining TTLs as each read saw them)."""
-    import csv
-
-    def exported(value) -> str:
-        if value is None:
-            return ""
-        return "{" + ", ".join(map(str, sorted(value))) + "}" if isinstance(value, SortedSet) else str(value)
-
-    session = live["session"]
-    session.execute(f"CREATE KEYSPACE {BACKFILL} WITH replication = "
-                    "{'class': 'NetworkTopologyStrategy', 'replication_factor': 1}")
-    session.execute(f"CREATE TABLE {BACKFILL}.t (k int, c int, v text, n bigint, s set<int>, PRIMARY KEY (k, c))")
-    set_cdc_options(session, META, BACKFILL, "t")
-    for k in range(6):
-        session.execute(f"INSERT INTO {BACKFILL}.t (k, c, v, s) VALUES (%s, 1, %s, {{1, 2}}) "
-                        f"USING TIMESTAMP {1_700_000_000_000_000 + k} AND TTL {86400 * (k + 1)}",
-                        (k, f"it's {k}"))
-        if k % 2:
-            session.execute(f"UPDATE {BACKFILL}.t USING TIMESTAMP {1_700_000_000_500_000 + k} SET n = %s "
-                            "WHERE k = %s AND c = 1", (k * 10**12, k))
-    run, address, options = live["run"], live["address"], live["options"]
-    warehouses = {}
-    for name in ("cluster", "export"):
-        target = tmp_path / name / "target"
-        env = {"CDCLAKE_TARGET_DIR": str(target)}
-        schema = run(address, BACKFILL, *options, "--what", "schema", env=env)
-        assert schema.returncode == 0, schema.stderr[-2000:]
-        warehouses[name] = target
-    started = time.monotonic()
-    export = tmp_path / "t.csv"
-    with export.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["k", "c", "v", "n", "s", "writetime(v)", "ttl(v)", "writetime(n)", "ttl(n)"])
-        for row in session.execute(f"SELECT k, c, v, n, s, writetime(v), ttl(v), writetime(n), ttl(n) "
-                                   f"FROM {BACKFILL}.t"):
-            writer.writerow([exported(value) for value in row])
-    snapshot = subprocess.run([sys.executable, "-m", "cdclake.cli", "load", "snapshot", f"{BACKFILL}.t", str(export),
-                               "--write-times", "original", "--now", str(NOW_US)], cwd=live["work"],
-                              env={**live["env"], "CDCLAKE_TARGET_DIR": str(warehouses["export"])},
-                              capture_output=True, text=True, timeout=600)
-    assert snapshot.returncode == 0, snapshot.stderr[-2000:]
-    backfill = run(address, f"{BACKFILL}.t", "--what", "backfill", "--write-times", "original", "--now", str(NOW_US),
-                   env={"CDCLAKE_TARGET_DIR": str(warehouses["cluster"])})
-    assert backfill.returncode == 0, backfill.stderr[-2000:]
-    elapsed = time.monotonic() - started
-
-    def atoms(target: Path) -> list[dict]:
-        """The loaded atoms but their write ids: rows read in another order number the writes of
-        one write time (here each row's set, at the backfill time) in another order."""
-        table = target / "spark-warehouse" / "cdc_input.db" / "base_mutations"
-        rows = [{k: v for k, v in r.asDict().items() if k != "write_id"}
-                for r in spark.read.format("delta").load(str(table)).collect()]
-        return sorted(rows, key=lambda r: json.dumps({**r, "ttl_seconds": None}, sort_keys=True, default=str))
-
-    from_cluster, from_export = atoms(warehouses["cluster"]), atoms(warehouses["export"])
-    assert len(from_cluster) == len(from_export) > 12
-    ttls = [(ours.pop("ttl_seconds"), theirs.pop("ttl_seconds")) for ours, theirs in zip(from_cluster, from_export)]
-    assert from_cluster == from_export
-    for ttl_ours, ttl_theirs in ttls:          # the remaining TTL, read a few seconds apart
-        assert (ttl_ours is None) == (ttl_theirs is None)
-        assert ttl_ours is None or 0 <= ttl_theirs - ttl_ours <= elapsed + 1
