@@ -170,6 +170,9 @@ def main() -> None:
         result = audit(warehouse)
     else:
         sys.exit(f"unknown step {step}")
+    from cdclake.session.target_lock import finished
+
+    finished()          # as a cdclake command that ended well: the next build need not tidy after it
     print(json.dumps(result))
 
 

@@ -6,15 +6,16 @@ that reads the same atoms and writes them back, measured in the same run and tab
 2. the full build (`cdclake build --full-refresh`, every output and gate);
 3. N/100 more writes, and the incremental build of them (the 1% build);
 4. a build with no input moved (it runs no node);
-5. the writes' table touched (a new Delta version, no writes), and the build of that empty batch:
-   the floor under any incremental build;
-6. history independence: a second warehouse with N/10 writes, built in full, then the same N/100
+5. the writes' table touched (a new Delta version, no writes), and the build of that empty batch
+   (no dbt: the inputs hold the rows they held);
+6. one more write and its build: a batch's fixed cost, the floor under any incremental build;
+7. history independence: a second warehouse with N/10 writes, built in full, then the same N/100
    writes and their incremental build: step 3's batch after N writes against it after N/10.
 
     python bench_pipeline.py [WRITES]        (default 100000; or BENCH_WRITES)
 
 BENCH_EXCLUDE (dbt node selectors, space-separated) leaves nodes out of every build; BENCH_SKIP_HISTORY=1
-leaves out step 6.
+leaves out step 7.
 
 Prints every figure as a ratio to the copy job, against issue 52's targets at a million writes
 (full build <= 25x, 1% incremental build <= 10x, empty batch <= 5x, the batch after N writes
@@ -87,11 +88,14 @@ class Warehouse:
         end = time.time()
         if done.returncode != 0:
             sys.exit(f"cdclake build {' '.join(extra)} on {self.name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
-        results = json.loads((self.folder / "target" / "run_results.json").read_text())["results"]
+        run_results = self.folder / "target" / "run_results.json"
+        # a build that ran no dbt (its inputs hold the rows of the last build's) leaves the last one's
+        ran = run_results.exists() and run_results.stat().st_mtime >= start
+        results = json.loads(run_results.read_text())["results"] if ran else []
         starts = [datetime.fromisoformat(t["started_at"].replace("Z", "+00:00")).timestamp()
                   for r in results for t in r["timing"]]
         return {"window": (start, end), "seconds": end - start, "nodes": len(results),
-                "before_first_node": (min(starts) - start) if starts else end - start, "results": results}
+                "before_first_node": (min(starts) - start) if starts else None, "results": results}
 
 
 def slowest(results: list[dict], count: int = 8) -> str:
@@ -113,9 +117,11 @@ def main() -> None:
     builds["no input moved"] = main_warehouse.build()
     main_warehouse.step("touch")
     builds["empty batch"] = main_warehouse.build()
+    main_warehouse.step("append", str(WRITES + batch), "1")
+    builds["one-write batch"] = main_warehouse.build()
     audits = main_warehouse.step("audit")["audits"]
-    if [a["input_writes"] for a in audits] != [WRITES, batch]:
-        sys.exit(f"the audit counts {[a['input_writes'] for a in audits]} writes, not {[WRITES, batch]}")
+    if [a["input_writes"] for a in audits] != [WRITES, batch, 1]:
+        sys.exit(f"the audit counts {[a['input_writes'] for a in audits]} writes, not {[WRITES, batch, 1]}")
     history = WRITES // 10
     if not os.environ.get("BENCH_SKIP_HISTORY") and history > batch:
         shorter = Warehouse("warehouse_history", conf_dir)
@@ -130,9 +136,10 @@ def main() -> None:
     def figure(name: str) -> str:
         build = builds[name]
         run, cpu = tasks[name]
+        before = build["before_first_node"]
         return (f"{build['seconds']:.1f} s = {build['seconds'] / copy:.1f}x the copy job; "
-                f"task seconds {run:,.1f} ({cpu:,.1f} CPU) = {run / copy_tasks:.1f}x; {build['nodes']} nodes; "
-                f"{build['before_first_node']:.1f} s before the first node")
+                f"task seconds {run:,.1f} ({cpu:,.1f} CPU) = {run / copy_tasks:.1f}x; {build['nodes']} nodes"
+                + (f"; {before:.1f} s before the first node" if before is not None else " (no dbt)"))
 
     def verdict(name: str, ratio: float, target: float) -> str:
         return f"{name} {ratio:.1f}x <= {target}x {'met' if ratio <= target else 'NOT met'}"
@@ -145,6 +152,10 @@ def main() -> None:
         f"incremental build of {batch:,} more writes: {figure('incremental')}",
         f"a build with no input moved (no node runs): {builds['no input moved']['seconds']:.1f} s",
         f"a build of an empty batch (the writes' table touched, no new writes): {figure('empty batch')}",
+        f"a batch of one write (a batch's fixed cost): {figure('one-write batch')}",
+        f"the 1% build's fixed part (the one-write batch's time, at most its own): "
+        f"{min(builds['one-write batch']['seconds'], builds['incremental']['seconds']):.1f} s of "
+        f"{builds['incremental']['seconds']:.1f} s",
     ]
     targets = [verdict(name, builds[name]["seconds"] / copy, target) for name, target in TARGETS_X.items()]
     if f"incremental after {history:,}" in builds:
@@ -157,7 +168,7 @@ def main() -> None:
     for audit in audits:
         lines.append(f"audit, batch {audit['batch_id']}: "
                      + ", ".join(f"{k} {v:,}" for k, v in audit.items() if k != "batch_id"))
-    for name in ("full", "incremental", "empty batch"):
+    for name in ("full", "incremental", "one-write batch"):
         lines.append(f"slowest nodes, {name}: {slowest(builds[name]['results'])}")
         (WORK / f"run_results_{name.replace(' ', '_')}.json").write_text(json.dumps(builds[name]["results"]))
     lines.append(f"each build's run_results: {WORK}/run_results_*.json; event logs: {EVENT_LOG_DIR}")

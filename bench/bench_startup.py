@@ -8,12 +8,15 @@ run (the baseline: an earlier commit checked out beside this one, with its own `
 3. `cdclake build` again, no input moved;
 4. `cdclake status` on the built warehouse (target <= 3 s);
 5. the writes' table touched (a commit of metadata alone, as bench_pipeline's empty batch), and
-   the build of that empty batch.
+   the build of that empty batch;
+6. `cdclake load cql` of one write, and the build of that one-write batch (an incremental build's
+   fixed cost).
 
     python bench_startup.py [BASELINE_CHECKOUT] [RUNS]     (RUNS: default 1; each figure the fastest)
 
 Prints each command's seconds, the baseline's beside it and their ratio. Each checkout runs its
-own `.venv/bin/cdclake`, so that a checkout is measured with its own code.
+own `.venv/bin/cdclake`, so that a checkout is measured with its own code. The warehouses
+(target/bench/startup/ours-0, baseline-0) hold the same inputs: `compare_outputs.py` compares them.
 """
 from __future__ import annotations
 
@@ -31,10 +34,16 @@ from _common import BENCH_DIR, report
 HERE = Path(__file__).resolve().parents[1]
 WORK = BENCH_DIR / "startup"
 TARGETS_S = {"build (fresh warehouse)": 40.0, "status": 3.0}
+ONE_WRITE = WORK / "one_write.cql"
+ONE_WRITE_NOW_US = 1_700_000_100_000_000       # after the example's last write: both warehouses compare equal
+ONE_WRITE_CQL = ("UPDATE shop.orders SET status = 'shipped' WHERE customer_id = 5b6962dd-3f90-4c93-8f61-eabfa4a803e2 "
+                 "AND order_id = 50554d6e-29bb-11e5-b345-feff819cdc9f;\n")
 TOUCH = ("from cdclake.session.spark import create_session\n"
          "from cdclake.settings import target_dir\n"
          "create_session(target_dir()).sql(\"alter table cdc_input.base_mutations set tblproperties "
-         "('cdclake.bench.touched' = '{n}')\")\n")
+         "('cdclake.bench.touched' = '{n}')\")\n"
+         "try:\n    from cdclake.session.target_lock import finished\nexcept ImportError:\n    pass\n"
+         "else:\n    finished()        # as a cdclake command that ended well\n")
 
 
 def run(checkout: Path, target: Path, *args: str) -> float:
@@ -68,6 +77,10 @@ def measure(checkout: Path, name: str) -> dict[str, float]:
     figures["status"] = run(checkout, target, "cdclake", "status")
     run(checkout, target, "python", "-c", TOUCH.format(n=time.time()))
     figures["build of an empty batch (writes' table touched)"] = run(checkout, target, "cdclake", "build")
+    ONE_WRITE.write_text(ONE_WRITE_CQL)
+    figures["load cql, one write"] = run(checkout, target, "cdclake", "load", "cql", str(ONE_WRITE),
+                                         "--now", str(ONE_WRITE_NOW_US))
+    figures["build of that one-write batch"] = run(checkout, target, "cdclake", "build")
     return figures
 
 

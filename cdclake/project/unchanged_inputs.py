@@ -61,32 +61,51 @@ def plan_build(spark, args: list[str], project_dir: Path) -> BuildPlan | None:
     fails, is stopped, or selects models (with other `--vars`, say) leaves none behind."""
     if not args or args[0] not in WRITING_COMMANDS:
         return None
-    target = dbt_target_path(project_dir)
-    record = _read_json(target / RECORD_NAME)
+    record = _read_json(dbt_target_path(project_dir) / RECORD_NAME)
     forget_builds(project_dir)
-    if spark is None or args[0] != "build" \
+    if spark is None:
+        return None
+    return _plan(spark, args, project_dir, record)
+
+
+def nothing_to_run(args: list[str], project_dir: Path, warehouse: Path) -> bool:
+    """Whether the build ``args`` would run no node (``BuildPlan.nothing_to_run``), asked of the
+    local warehouse folder ``warehouse`` alone, before any JVM starts: its tables' Delta logs and
+    folders. A view is not looked for (the metastore holds it): one dropped by hand comes back with
+    the next build that runs dbt. Changes nothing."""
+    if not args or args[0] != "build":
+        return False
+    plan = _plan(None, args, project_dir, _read_json(dbt_target_path(project_dir) / RECORD_NAME), warehouse)
+    return bool(plan and plan.nothing_to_run)
+
+
+def _plan(spark, args: list[str], project_dir: Path, record: dict | None,
+          warehouse: Path | None = None) -> BuildPlan | None:
+    """``plan_build``'s plan, from ``record`` (the last build's); the tables read through
+    ``spark``, or from the local folder ``warehouse`` when there is no session."""
+    if args[0] != "build" \
             or any(option_value(args, flag) is not None for flag in SELECTION_FLAGS) \
             or settings.current().table_format != "delta":
         return None
+    target = dbt_target_path(project_dir)
+    tables = _Tables(spark, warehouse)
     manifest = _read_json(target / "manifest.json")
     if manifest is None:
         return BuildPlan(args=list(args), digest=_digest(args, project_dir), versions_before={},
                          session=spark, started_ms=int(time.time() * 1000))
     slow = set(_slow_moving_sources(manifest).values())
-    versions = table_versions(spark, _sources(manifest))
+    versions = table_versions(spark, _sources(manifest), tables.warehouse)
     plan = BuildPlan(args=list(args), digest=_digest(args, project_dir),
                      versions_before={t: v for t, v in versions.items() if t in slow},
                      writes_before={t: v for t, v in versions.items() if t not in slow})
     if "--full-refresh" in args or not record or record.get("digest") != plan.digest:
         return plan
-    if not record["inputs"] or not same_rows(spark, record["inputs"], plan.versions_before):
+    if not record["inputs"] or not same_rows(spark, record["inputs"], plan.versions_before, tables.warehouse):
         return plan
-    from cdclake.session.warehouse import missing_tables
-
-    if missing_tables(spark, record["relations"]):
+    if tables.missing(record["relations"], manifest):
         return plan
-    if record.get("writes") and same_rows(spark, record["writes"], plan.writes_before) \
-            and not missing_tables(spark, record["all_relations"]):
+    if record.get("writes") and same_rows(spark, record["writes"], plan.writes_before, tables.warehouse) \
+            and not tables.missing(record["all_relations"], manifest):
         # no node could change anything: dbt is not run (the record stays as the last build left it)
         plan.skipped, plan.nothing_to_run, plan.record = list(record["all_nodes"]), True, record
         log.info("no input changed since the last build (its %d cdc_input tables hold the same rows): "
@@ -119,6 +138,28 @@ def invoke(args: list[str], project_dir: Path, callbacks: list | None = None):
     return result
 
 
+class _Tables:
+    """Where a plan looks for the warehouse's tables: the session's catalog, or without one the
+    folders of the local warehouse ``warehouse`` (the session's own, when it has one)."""
+
+    def __init__(self, spark, warehouse: Path | None):
+        from cdclake.session import delta_log
+
+        self.spark = spark
+        self.warehouse = warehouse if spark is None else delta_log.local_warehouse(spark)
+
+    def missing(self, relations: list[str], manifest: dict) -> list[str]:
+        if self.spark is not None:
+            from cdclake.session.warehouse import missing_tables
+
+            return missing_tables(self.spark, relations)
+        from cdclake.session import delta_log
+
+        views = {f"{n['schema']}.{n['alias']}" for n in manifest["nodes"].values()
+                 if n["resource_type"] == "model" and n["config"].get("materialized") == "view"}
+        return [r for r in relations if r not in views and not delta_log.table_folder(self.warehouse, r).is_dir()]
+
+
 class NoNodeRan:
     """What ``invoke`` returns for a build that had no node to run (dbt's result's shape)."""
     success = True
@@ -128,14 +169,15 @@ class NoNodeRan:
         results: list = []
 
 
-def same_rows(spark, recorded: dict[str, str], now: dict[str, str]) -> bool:
+def same_rows(spark, recorded: dict[str, str], now: dict[str, str], warehouse: Path | None = None) -> bool:
     """Whether each input holds the rows it held at its recorded version (``table_versions``
-    each): the same version, or only commits of metadata since (delta_log.data_changed)."""
+    each): the same version, or only commits of metadata since (delta_log.data_changed). The
+    tables are those of the local folder ``warehouse``, else of ``spark``'s warehouse."""
     from cdclake.session import delta_log
 
     if set(recorded) != set(now):
         return False
-    warehouse = delta_log.local_warehouse(spark)
+    warehouse = warehouse if warehouse is not None else delta_log.local_warehouse(spark)
     for relation, version in now.items():
         if recorded[relation] == version:
             continue
@@ -191,14 +233,15 @@ def _write_record(project_dir: Path, record: dict) -> None:
     path.write_text(json.dumps(record, indent=1))
 
 
-def table_versions(spark, tables: dict[str, str]) -> dict[str, str]:
+def table_versions(spark, tables: dict[str, str], warehouse: Path | None = None) -> dict[str, str]:
     """``relation -> "delta id:version"`` of each Delta table of ``tables`` (source id ->
     relation), ``"absent"`` for those not there (a keyspace without imported logs); tables that
     are not Delta (or not readable) are left out: their changes are not known. Read from the
-    tables' logs in a local warehouse (no Spark job, cdclake/session/delta_log.py), else with SQL."""
+    tables' logs in a local warehouse (``warehouse``, else ``spark``'s; no Spark job,
+    cdclake/session/delta_log.py), else with SQL."""
     from cdclake.session import delta_log
 
-    warehouse = delta_log.local_warehouse(spark)
+    warehouse = warehouse if warehouse is not None else delta_log.local_warehouse(spark)
     versions = {}
     for relation in tables.values():
         if warehouse is not None:

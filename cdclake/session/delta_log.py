@@ -86,14 +86,13 @@ class DeltaSnapshot:
             if column not in names:
                 continue
             index = names.index(column)
-            for group in range(metadata.num_row_groups):
-                stats = metadata.row_group(group).column(index).statistics
-                if stats is None or not stats.has_min_max:
-                    if stats is not None and stats.null_count == metadata.row_group(group).num_rows:
-                        continue            # only nulls
-                    value = pc.max(pq.read_table(path, columns=[column]).column(column)).as_py()
-                else:
-                    value = stats.max
+            groups = [metadata.row_group(g) for g in range(metadata.num_row_groups)]
+            stats = [group.column(index).statistics for group in groups]
+            if all(s is not None and (s.has_min_max or s.null_count == g.num_rows) for s, g in zip(stats, groups)):
+                values = [s.max for s in stats if s.has_min_max]        # a group of nulls alone has none
+            else:
+                values = [pc.max(pq.read_table(path, columns=[column]).column(column)).as_py()]
+            for value in values:
                 if value is not None and (found is None or value > found):
                     found = value
         return found

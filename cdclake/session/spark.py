@@ -105,6 +105,20 @@ def delta_jar() -> Path | None:
     return None
 
 
+def choose_table_format(jar: Path | None) -> str:
+    """The format of this process's tables (``CDCLAKE_TABLE_FORMAT``, which dbt_project.yml reads):
+    Delta when ``jar`` (``delta_jar()``) holds Delta Lake's classes, unless the user chose Parquet."""
+    if settings.current().table_format == "parquet":
+        log.debug("table format: parquet (CDCLAKE_TABLE_FORMAT=parquet)")
+    elif jar is not None:
+        settings.set_table_format("delta")
+        log.debug("table format: delta (Delta Lake classes found in %s)", jar.name)
+    else:
+        settings.set_table_format("parquet")
+        log.warning("table format: parquet (no Delta Lake classes on the Spark classpath: run make setup)")
+    return settings.table_format()
+
+
 def create_session(
     warehouse_root: Path,
     app_name: str = "cdclake",
@@ -206,14 +220,7 @@ def create_session(
             builder = builder.config(key, value)
     if extensions:
         builder = builder.config("spark.sql.extensions", ",".join(extensions))
-    if settings.current().table_format == "parquet":
-        log.debug("table format: parquet (CDCLAKE_TABLE_FORMAT=parquet)")
-    elif jar is not None:
-        settings.set_table_format("delta")
-        log.debug("table format: delta (Delta Lake classes found in %s)", jar.name)
-    else:
-        settings.set_table_format("parquet")
-        log.warning("table format: parquet (no Delta Lake classes on the Spark classpath: run make setup)")
+    choose_table_format(jar)
 
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -58,12 +58,14 @@ def hold(folder: Path) -> None:
 
 
 
-def last_run_finished(folder: Path) -> bool:
+def last_run_finished(folder: Path, forget: bool = True) -> bool:
     """Whether the last process that held ``folder`` (this one holds it now) said its command
-    ended well. Forgotten as this process starts: it says so again when it ends well (``finished``)."""
+    ended well. Forgotten as this process starts (``forget``): it says so again when it ends well
+    (``finished``)."""
     marker = Path(folder).resolve() / FINISHED_FILE
     found = marker.exists()
-    marker.unlink(missing_ok=True)
+    if forget:
+        marker.unlink(missing_ok=True)
     return found
 
 

@@ -4,6 +4,12 @@
   dbt-spark names it after the table alone (`<table>__dbt_tmp`). Temporary views belong to the
   Spark session, which all of dbt's threads share on the embedded (session) target, so with more
   than one thread `ks1.t_changes` and `ks2.t_changes` built at once overwrote each other's batch.
+  A second change: an append to an existing table that must keep its schema (`on_schema_change:
+  fail`, the project's incremental models) is one statement, `insert into ... by name <query>`, in
+  which Spark refuses a column missing, added or renamed (and casts a type only where it widens),
+  where dbt-spark creates a temporary view, describes it and the table to compare their columns,
+  and describes the table again to list them: three describes (each a Delta snapshot) and two
+  analyses of the query per node and batch.
   Only the adapter 'spark' dispatches here: dbt-databricks keeps its own materialization. The
   rest is dbt-spark's verbatim (tests/python/test_dbt_overrides.py compares it with the installed one).
 -#}
@@ -60,6 +66,13 @@
       {{ create_table_as(False, target_relation, compiled_code, language) }}
     {%- endcall -%}
     {% do persist_constraints(target_relation, model) %}
+  {#-- the second change: an append keeping the schema inserts the query by name --#}
+  {%- elif strategy == 'append' and on_schema_change == 'fail' and language == 'sql' -%}
+    {%- call statement('main') -%}
+      insert into {{ target_relation }} by name
+      {{ compiled_code }}
+    {%- endcall -%}
+  {#-- end of the second change --#}
   {%- else -%}
     {#-- Relation must be merged --#}
     {%- call statement('create_tmp_relation', language=language) -%}

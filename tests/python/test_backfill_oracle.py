@@ -274,9 +274,9 @@ def backfilled(cassandra_server, tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k not in ("CDCLAKE_TARGET", "CDCLAKE_TABLE_FORMAT")}
     env.update(CDCLAKE_DRIVER_MEMORY="1g", CDCLAKE_CLUSTER_USERNAME="cassandra", CDCLAKE_CLUSTER_PASSWORD="cassandra")
 
-    def cdclake(*args: str, stdin: str | None = None, warehouse: str = "target"):
+    def cdclake(*args: str, stdin: str | None = None, warehouse: str = "target", **more_env: str):
         done = subprocess.run([sys.executable, "-m", "cdclake.cli", *args], cwd=work, input=stdin,
-                              env={**env, "CDCLAKE_TARGET_DIR": str(work / warehouse)},
+                              env={**env, "CDCLAKE_TARGET_DIR": str(work / warehouse), **more_env},
                               capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, f"cdclake {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         return done
@@ -301,7 +301,7 @@ def backfilled(cassandra_server, tmp_path_factory):
     records = [json.loads(line) for line in printed.splitlines() if line.startswith("{")]
     state = {t: state_rows([r for r in records if r["cdc$table"] == t], t) for t in TABLES}
     yield {"server": server, "state": state, "load": load, "build": build, "seconds": seconds_between_reads,
-           "work": work, "snapshot": snapshot}
+           "work": work, "snapshot": snapshot, "cdclake": cdclake}
     cluster.shutdown()
 
 
@@ -356,3 +356,12 @@ def test_the_backfill_writes_what_the_snapshot_of_an_export_of_the_same_rows_doe
     for ttl_ours, ttl_theirs in ttls:          # the remaining TTL, the export read a few seconds before
         assert (ttl_ours is None) == (ttl_theirs is None)
         assert ttl_ours is None or 0 <= ttl_theirs - ttl_ours <= backfilled["seconds"] + 1
+
+
+def test_a_build_with_nothing_loaded_since_the_last_starts_no_jvm(backfilled):
+    """The inputs hold the rows of the last build (its `cdclake sql` read them, nothing was
+    loaded): the build says so from the warehouse's files and the last summary, with no Java to
+    start (cdclake/commands/dbt_command.py nothing_to_build)."""
+    again = backfilled["cdclake"]("build", JAVA_HOME="/nonexistent", PATH=os.path.dirname(sys.executable))
+    assert "no new writes: no input changed since the last build, no batch added (1 so far)" in again.stdout
+    assert f"{KEYSPACE}.wide_scylla_cdc_log: " in again.stdout, "the totals of the last summary"

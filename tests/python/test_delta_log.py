@@ -52,6 +52,30 @@ def test_the_files_say_what_delta_says_through_checkpoints_metadata_commits_and_
     assert delta_log.data_changed(folder, key, replaced[0])
 
 
+def test_a_columns_largest_value_is_the_one_spark_finds(spark, tmp_path):
+    """From the Parquet statistics of each live file, a file of nulls alone and a file written
+    without statistics (read instead) included; a removed file's value no longer counts."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    spark.sql("create database if not exists delta_log_checks")
+    spark.sql(f"drop table if exists {TABLE}")
+    spark.sql(f"create table {TABLE} (k bigint, v string) using delta")
+    spark.sql(f"insert into {TABLE} values (5, 'a'), (9, 'b')")
+    spark.sql(f"insert into {TABLE} values (null, 'c')")
+    found = delta_log.table_snapshot(spark, TABLE)
+    assert [found.column_max(c) for c in ("k", "v")] == [9, "c"]
+    spark.sql(f"delete from {TABLE} where k = 9")          # rewrites the file (no deletion vectors here)
+    assert delta_log.table_snapshot(spark, TABLE).column_max("k") == 5
+    path = tmp_path / "no_stats.parquet"
+    pq.write_table(pa.table({"k": [7, 3]}), path, write_statistics=False)
+    assert not pq.ParquetFile(path).metadata.row_group(0).column(0).statistics
+    snapshot = delta_log.table_snapshot(spark, TABLE)
+    snapshot.files["no_stats"] = {"path": path.as_uri()}
+    assert snapshot.column_max("k") == 7 and snapshot.column_max("absent") is None
+    assert spark.sql(f"select max(k) from {TABLE}").first()[0] == 5
+
+
 def test_a_folder_without_a_delta_log_is_no_table(tmp_path):
     assert delta_log.snapshot(tmp_path / "absent") is None
     (tmp_path / "parquet").mkdir()

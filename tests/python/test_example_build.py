@@ -224,6 +224,7 @@ def test_the_generation_tables_key_checks_name_each_broken_rule(built, example_c
         assert [r.rule for r in built.sql(check).collect()] == [rule]
     finally:
         original.write.insertInto(table, overwrite=True)
+        built.catalog.dropTempView("rows")           # a session's views are in dbt's catalog (docs generate)
 
 
 def test_the_state_as_of_an_earlier_time_is_the_history_at_that_time(built):

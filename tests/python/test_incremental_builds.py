@@ -361,10 +361,13 @@ def assert_left_out_nodes_reading_only_schemas_and_generations(project: Path) ->
 
 def assert_no_input_moved_runs_no_node(spark, project: Path, outputs: dict[str, list[str]], batches: int) -> None:
     """A build after the last one with no input moved (no new writes, the same schemas and
-    generations) runs no model or test (cdclake/project/unchanged_inputs.py) and leaves every output
-    as it was."""
+    generations) runs no model or test (cdclake/project/unchanged_inputs.py), which the tables'
+    files alone tell, and leaves every output as it was."""
     from cdclake.project import unchanged_inputs
+    from cdclake.session import delta_log
 
+    # asked of the warehouse's files alone, as `cdclake build` does before its JVM starts
+    assert unchanged_inputs.nothing_to_run(BUILD, project, delta_log.local_warehouse(spark))
     result = unchanged_inputs.invoke(BUILD, project)
     assert result.success
     assert [r.node.name for r in result.result.results if r.node.resource_type in ("model", "test", "seed")] == []

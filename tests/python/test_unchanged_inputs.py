@@ -75,7 +75,7 @@ def project(tmp_path, monkeypatch):
     (tmp_path / "target" / "manifest.json").write_text(json.dumps(manifest()))
     versions = {"in.slow": "id-1:3"}
     monkeypatch.setattr(unchanged_inputs, "table_versions",
-                        lambda spark, tables: {t: versions[t] for t in tables.values() if t in versions})
+                        lambda spark, tables, warehouse=None: {t: versions[t] for t in tables.values() if t in versions})
     return tmp_path, versions
 
 
