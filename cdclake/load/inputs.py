@@ -128,7 +128,8 @@ def _mutations_max(spark, column: str):
     relation = f"{INPUT_SCHEMA}.base_mutations"
     try:
         found = delta_log.table_snapshot(spark, relation)
-        if found is not None and not any(add.get("deletionVector") for add in found.files.values()):
+        if found is not None:
+            found.readable()           # deletion vectors, partitions, column mapping: Spark reads it
             return found.column_max(column)
     except (OSError, ValueError, delta_log.UnreadableTable):
         pass
