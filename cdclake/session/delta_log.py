@@ -141,6 +141,22 @@ def snapshot(folder: Path) -> DeltaSnapshot | None:
                          files, int((log / f"{newest:020d}.json").stat().st_mtime * 1000))
 
 
+def commit_infos(folder: Path):
+    """The commit information (``commitInfo``: operation, its parameters, ``userMetadata``) of the
+    Delta table in ``folder``, newest commit first, as far back as its log's JSON commits go (what
+    ``DESCRIBE HISTORY`` shows); nothing when the folder holds no Delta table."""
+    log = Path(folder) / LOG_DIR
+    try:
+        names = [entry.name for entry in log.iterdir()]
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for version in sorted((int(m.group(1)) for m in map(_COMMIT.match, names) if m), reverse=True):
+        with (log / f"{version:020d}.json").open() as commit:
+            info = next((action["commitInfo"] for action in map(json.loads, filter(str.strip, commit))
+                         if "commitInfo" in action), {})
+        yield {"version": version, **info}
+
+
 def _apply(action: dict, protocol: dict, metadata: dict, files: dict) -> tuple[dict, dict]:
     if action.get("protocol"):
         protocol = action["protocol"]

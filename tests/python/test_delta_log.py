@@ -1,6 +1,7 @@
 """A Delta table read from its files without Spark (cdclake/session/delta_log.py) says what Delta
 itself says of it: version and id (`DESCRIBE HISTORY`, `DESCRIBE DETAIL`), rows and their count,
-through checkpoints, metadata-only commits, deletion vectors and a replaced table."""
+through checkpoints, metadata-only commits, deletion vectors and a replaced table, and the
+commits' information (`DESCRIBE HISTORY`: operation, mode, user metadata)."""
 from __future__ import annotations
 
 import pytest
@@ -50,6 +51,16 @@ def test_the_files_say_what_delta_says_through_checkpoints_metadata_commits_and_
     replaced = files_say(spark)
     assert replaced == delta_says(spark) and replaced[0].split(":")[0] != key.split(":")[0]
     assert delta_log.data_changed(folder, key, replaced[0])
+    spark.conf.set("spark.databricks.delta.commitInfo.userMetadata", '{"mark": 1}')
+    try:
+        spark.sql(f"insert into {TABLE} values (1, 'a')")
+    finally:
+        spark.conf.unset("spark.databricks.delta.commitInfo.userMetadata")
+    history = [(r.version, r.operation, (r.operationParameters or {}).get("mode"), r.userMetadata)
+               for r in spark.sql(f"describe history {TABLE}").collect()]
+    infos = [(c["version"], c.get("operation"), (c.get("operationParameters") or {}).get("mode"), c.get("userMetadata"))
+             for c in delta_log.commit_infos(folder)]
+    assert infos == history and infos[0][3] == '{"mark": 1}'
 
 
 def test_a_columns_largest_value_is_the_one_spark_finds(spark, tmp_path):

@@ -207,7 +207,7 @@ def test_a_second_pull_appends_only_the_new_rows_and_a_third_nothing(live, spark
 
 def test_a_pull_killed_half_way_leaves_nothing_half_appended(live, spark, tmp_path):
     """A pull (with its schemas) killed as its tasks write the table's files: the table holds none
-    of the pull's rows (no commit) or all of them, and the next pull brings it to the whole log,
+    of the pull's rows (no commit, or only the one that creates it) or all of them, and the next pull brings it to the whole log,
     each row once."""
     target = tmp_path / "target"
     env = {**live["env"], "CDCLAKE_TARGET_DIR": str(target)}
@@ -221,8 +221,9 @@ def test_a_pull_killed_half_way_leaves_nothing_half_appended(live, spark, tmp_pa
     victim.send_signal(signal.SIGKILL)
     victim.wait()
     subprocess.run(["pkill", "-9", "-f", str(target)], check=False)       # its JVM
+    # the pull creates the table (no rows) in a commit of its own before the one that appends
     committed = any((table / "_delta_log").glob("*.json"))
-    assert not committed or len(imported(spark, tmp_path)) == len(live["cells"])
+    assert len(imported(spark, tmp_path) if committed else []) in (0, len(live["cells"]))
     again = subprocess.run(command, cwd=live["work"], env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     decimals = {("exports", "every", "de")}
