@@ -1,6 +1,6 @@
 """A log table's columns: their CQL types (as ScyllaDB derives them from the base table's), their
 order (``SELECT *``), and for a generated ``<keyspace>.<table>_scylla_cdc_log`` model the Spark
-types the ``scylla_cdc_log_table`` macro gives them (macros/cdc/): the model's contract. A
+types the ``scylla_cdc_log_table`` macro gives them (macros/marts/scylla_cdc_logs/): the model's contract. A
 mapping that drifts from the macro's fails the model's build (the contract is enforced), so the
 two cannot disagree silently.
 """
@@ -59,7 +59,7 @@ def log_select_order(names: list[str]) -> list[str]:
     return keys + sorted((n for n in names if n not in keys), key=lambda n: n.encode("utf-8"))
 
 
-# cql_to_spark_type (macros/cdc/cql_types.sql)
+# cql_to_spark_type (macros/schema/cql_types.sql)
 SPARK_SCALARS = {
     "int": "int", "smallint": "smallint", "tinyint": "tinyint", "bigint": "bigint",
     "counter": "bigint", "varint": "decimal(38,0)", "decimal": "decimal(38,18)",

@@ -84,7 +84,7 @@ def load_clock(spark, args, wall_clock_us: int, backfill: bool | None = None) ->
 
 def warn_of_future_writes(atoms, path: str) -> None:
     """A warning for each write whose timestamp is beyond the leeway after its coordinator's clock:
-    the build will reject it as ScyllaDB does ("from the future", macros/cdc/admission.sql)."""
+    the build will reject it as ScyllaDB does ("from the future", macros/streams/admission.sql)."""
     from cdclake.project.project_vars import project_var
 
     leeway = int(project_var("cdc_generation_leeway_us"))

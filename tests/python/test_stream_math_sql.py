@@ -1,4 +1,4 @@
-"""The stream math the fused batch stage runs as SQL (macros/cdc/stream_math.sql: cdc_shard_of,
+"""The stream math the fused batch stage runs as SQL (macros/streams/stream_math.sql: cdc_shard_of,
 cdc_timeuuid) equals the Python functions behind the session's UDFs, and so scylla-driver's
 ShardingInfo, on random and edge inputs: the SQL runs on the session's Spark, compiled by dbt."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The SQL fast path of the value checks (macros/cdc/value_checks.sql) equals the cdc_value_error
+"""The SQL fast path of the value checks (macros/writes/value_checks.sql) equals the cdc_value_error
 UDF's Python for every CQL type: on random and edge JSON texts, the SQL never vouches for a value
 the UDF refuses, and the check as int_mutation_atoms_validated runs it (the fast path, then the
 UDF on what it cannot vouch for) gives the UDF's problem text for every value."""

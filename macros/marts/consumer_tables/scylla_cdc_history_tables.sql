@@ -2,7 +2,7 @@
     {#- `<keyspace>.<table>_history`: every version of every row of the base table the log
         rebuilds (SCD2), from `int_log_replay_versions`: the row's columns as in the state table,
         then its validity and the change that started it. On Delta a build replaces only the rows
-        of the partitions whose versions were recomputed since its last one (`replay_increments.sql`). -#}
+        of the partitions whose versions were recomputed since its last one (`macros/incremental/replay_marks.sql`). -#}
     {%- set columns = scylla_cdc_log_columns(keyspace_name, table_name) -%}
     {%- set udts = scylla_cdc_user_types(keyspace_name) -%}
     {%- do cdc_config_replayed_table(keyspace_name, table_name) -%}

@@ -1,5 +1,8 @@
 {% macro min_token() -%} shiftleft(1L, 63) {%- endmacro %}
+
+
 {% macro max_token() -%} (shiftleft(1L, 63) - 1) {%- endmacro %}
+
 
 {% macro token_bin(token, bin_bits) -%}
     {#- The token's coarse bin: the top `bin_bits` bits of the unbiased (unsigned, order-preserving)

@@ -1,15 +1,3 @@
-{% macro cql_text_as_json(expr, type_text) -%}
-    {#- A value in its text form (JSON with a string's quotes removed, as `cdc_json_text` gives
-        it) back to the input contract's JSON: the types written as JSON strings get quotes. -#}
-    {%- set json_strings = ['text', 'varchar', 'ascii', 'uuid', 'timeuuid', 'inet', 'duration', 'blob', 'date'] -%}
-    {%- if cql_unfrozen(type_text) in json_strings -%}
-        regexp_extract(to_json(array({{ expr }})), '^\\[(.*)\\]$', 1)
-    {%- else -%}
-        {{ expr }}
-    {%- endif -%}
-{%- endmacro %}
-
-
 {% macro cdc_state_cells_column(column, udts) -%}
     {#- The aggregate over a row's live cells that gathers one column: an atomic column's cell
         as struct(ts, ttl, value), a multi-cell column's elements as an array of

@@ -114,3 +114,22 @@
     {#- A JSON-encoded value (with the quotes of a JSON string) to the column's Spark type. -#}
     {{ cql_value_from_text("from_json(concat('{\"v\":', " ~ json_expr ~ ", '}'), 'v string').v", type_text, 0, udts) }}
 {%- endmacro %}
+
+
+{% macro cql_is_multi_cell(type_text, udts={}) -%}
+    {#- A non-frozen collection, or a non-frozen user type (its bare name). -#}
+    {%- set t = type_text | trim | lower -%}
+    {{ return(t.startswith('list<') or t.startswith('set<') or t.startswith('map<') or t in udts) }}
+{%- endmacro %}
+
+
+{% macro cql_text_as_json(expr, type_text) -%}
+    {#- A value in its text form (JSON with a string's quotes removed, as `cdc_json_text` gives
+        it) back to the input contract's JSON: the types written as JSON strings get quotes. -#}
+    {%- set json_strings = ['text', 'varchar', 'ascii', 'uuid', 'timeuuid', 'inet', 'duration', 'blob', 'date'] -%}
+    {%- if cql_unfrozen(type_text) in json_strings -%}
+        regexp_extract(to_json(array({{ expr }})), '^\\[(.*)\\]$', 1)
+    {%- else -%}
+        {{ expr }}
+    {%- endif -%}
+{%- endmacro %}
