@@ -147,15 +147,15 @@ def test_the_types_spark_does_not_print_as_python_are_left_to_python(cql_type, s
 
 LOG_SCHEMA = """
 CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1};
-CREATE TABLE ks.t (k int, c timeuuid, v text, f float, m map<int, text>, PRIMARY KEY (k, c))
+CREATE TABLE ks.t (k int, c timeuuid, v text, f duration, m map<int, text>, l list<int>, PRIMARY KEY (k, c))
     WITH cdc = {'enabled': true};
 """
 
 
 def test_a_pull_converts_each_log_row_and_names_the_row_it_cannot(spark, tmp_path):
-    """``log_row_cells`` on a log table as the connector reads it (a float whose value Python
-    cannot read: a string, as a warehouse's stale schema would give), then ``append_cells``: the
-    good row's cells in the log's column order (regular columns by name, as ScyllaDB's), the other row refused with its stream, time,
+    """``log_row_cells`` on a log table as the connector reads it (a duration whose text does not
+    parse), then ``append_cells``: the good row's cells in the log's column order (regular
+    columns by name, as ScyllaDB's; an empty collection is a null), the other row refused with its stream, time,
     column and value, and the counts and problems Spark observed in the append."""
     from cdclake.cluster.log_pull import append_cells, log_row_cells
     from cdclake.load.log_load import IMPORTED_LOG_SPARK_SCHEMA
@@ -166,21 +166,21 @@ def test_a_pull_converts_each_log_row_and_names_the_row_it_cannot(spark, tmp_pat
     read = log_table_columns("ks", "t", load.columns, load.types)
     spark_types = {"cdc$stream_id": "binary", "cdc$time": "string", "cdc$batch_seq_no": "int",
                    "cdc$operation": "tinyint", "cdc$ttl": "bigint", "cdc$end_of_batch": "boolean", "k": "int",
-                   "c": "string", "v": "string", "f": "string", "m": "map<int,string>"}
+                   "c": "string", "v": "string", "f": "string", "m": "map<int,string>", "l": "map<string,int>"}
     schema = ", ".join(f"{quoted(c.name)} {spark_types.get(c.name, 'boolean' if c.role == 'deleted' else 'array<int>')}"
                        for c in read)
     time_uuid = "13814000-1dd2-11b2-8080-808080808080"
     good = {"cdc$stream_id": bytearray(b"\x01" * 16), "cdc$time": time_uuid, "cdc$batch_seq_no": 0,
             "cdc$operation": 2, "cdc$ttl": None, "cdc$end_of_batch": True, "k": 1, "c": time_uuid,
-            "v": 'a "quote"', "f": None, "m": {2: "b", 1: "a"}, "cdc$deleted_v": True}
-    bad = {**good, "cdc$stream_id": bytearray(b"\x02" * 16), "f": "x"}
+            "v": 'a "quote"', "f": None, "m": {2: "b", 1: "a"}, "l": {}, "cdc$deleted_v": True}
+    bad = {**good, "cdc$stream_id": bytearray(b"\x02" * 16), "f": "an hour"}
     frame = spark.createDataFrame([tuple(row.get(c.name) for c in read) for row in (good, bad)], schema)
     cells = log_row_cells(frame, "ks", "t", read, {}, "cluster ks.t_scylla_cdc_log")
     got = [r.asDict() for r in cells.orderBy("cdc$stream_id", "cell_position").collect()]
     assert [(r["column_name"], r["value"], r["cell_position"]) for r in got if r["problem"] is None] == [
         ("k", "1", 0), ("c", f'"{time_uuid}"', 1), ("m", '{"map":[[1,"a"],[2,"b"]]}', 2), ("v", '"a \\"quote\\""', 3),
         ("cdc$deleted_v", "true", 4)]
-    problem = f"cluster ks.t_scylla_cdc_log: stream 0x{'02' * 16} cdc$time {time_uuid}: column f (float): value 'x': "
+    problem = f"cluster ks.t_scylla_cdc_log: stream 0x{'02' * 16} cdc$time {time_uuid}: column f (duration): value 'an hour': "
     assert [r["problem"].startswith(problem) for r in got if r["problem"] is not None] == [True]
 
     spark.sql(f"create table pulled_cells ({IMPORTED_LOG_SPARK_SCHEMA}) using parquet location '{tmp_path}'")

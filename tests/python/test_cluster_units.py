@@ -171,22 +171,3 @@ def test_the_describe_written_from_schema_tables_loads_as_the_schema_it_came_fro
     assert again.columns == original.columns
     assert again.types == original.types
     assert [t.as_row() for t in again.tables] == [t.as_row() for t in original.tables]
-
-
-def test_a_log_row_whose_value_cannot_be_read_is_reported_with_its_stream_and_time():
-    from cdclake.cluster.log_pull import _partition_cells
-
-    columns = [("cdc$stream_id", "blob", "metadata"), ("cdc$time", "timeuuid", "metadata"), ("k", "int", "value"),
-               ("e", "duration", "value"), ("cdc$deleted_e", "boolean", "deleted"), ("l", "list<int>", "value")]
-    good = {"cdc$stream_id": bytearray(b"\x01" * 16), "cdc$time": "e4a1b2c0-8000-11ee-8080-808080808080",
-            "cdc$batch_seq_no": 0, "cdc$operation": 2, "cdc$ttl": None, "cdc$end_of_batch": True,
-            "k": 1, "e": "1h", "cdc$deleted_e": True, "l": []}
-    bad = {**good, "cdc$time": "f4a1b2c0-8000-11ee-8080-808080808080", "e": "an hour"}
-    rows = list(_partition_cells("k", "t", "h:9042 k.t_scylla_cdc_log", columns, {}, [good, bad]))
-    cells = [(row[8], row[9]) for row in rows if row[-1] is None]
-    assert cells == [("k", "1"), ("e", '"1h"'), ("cdc$deleted_e", "true")]      # an empty collection: null
-    problems = [row[-1] for row in rows if row[-1] is not None]
-    assert len(problems) == 1 and problems[0].startswith(
-        "h:9042 k.t_scylla_cdc_log: stream 0x01010101010101010101010101010101 "
-        "cdc$time f4a1b2c0-8000-11ee-8080-808080808080: column e (duration): value 'an hour': ")
-    assert all(row[2] is None for row in rows if row[-1] is not None)
