@@ -24,7 +24,7 @@ bytes), blob, timestamp, date and time; a timeuuid or uuid sorts by a hex key of
 bytes as ``python_udfs/ordering.py`` orders it. float, double, decimal, duration and inet (whose
 texts Spark does not print as Python does), sets and map keys of other types, and any column
 whose Spark type is not the one above return None here: the pull converts those columns in
-Python (``python_cell``), the rest of the row in the JVM.
+Python (``log_pull.python_cell``), the rest of the row in the JVM.
 """
 from __future__ import annotations
 
