@@ -139,7 +139,7 @@ def test_every_type_converts_in_spark_as_in_python(spark):
     ("frozen<list<decimal>>", "array<decimal(38,18)>"), ("frozen<tuple<int, float>>", "struct<`0`:int,`1`:float>"),
     ("int", "string"),
 ])
-def test_the_types_spark_does_not_print_as_python_are_left_to_python(cql_type, spark_type):
+def test_the_types_spark_does_not_print_as_python_are_left_to_python(spark, cql_type, spark_type):
     from pyspark.sql.types import _parse_datatype_string
 
     assert cell_text("v", cql_type, _parse_datatype_string(spark_type), UDTS) is None
